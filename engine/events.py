@@ -1,0 +1,62 @@
+"""Events: what happened, for logs and animation (protocol.md "EVENT").
+
+An :class:`Event` has public ``data`` that every viewer may see and, for draws, ``secret`` data
+(the drawn cards) that only its ``owner`` may see. :meth:`Event.to_wire` is the one place that
+decides which copy a viewer gets.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+
+class EventKind(StrEnum):
+    JOINED = "joined"
+    LEFT = "left"
+    BOT_ADDED = "bot_added"
+    STARTED = "started"
+    PLAYED = "played"
+    DREW = "drew"
+    TOOK_STACK = "took_stack"
+    COLOR = "color"
+    SKIPPED = "skipped"
+    REVERSED = "reversed"
+    SWAPPED = "swapped"
+    PASSED_HANDS = "passed_hands"
+    DISCARDED = "discarded"
+    ROULETTE = "roulette"
+    UNO = "uno"
+    EXPOSED = "exposed"
+    CAUGHT = "caught"
+    ELIMINATED = "eliminated"
+    REACTION = "reaction"
+    ROUND_OVER = "round_over"
+    MATCH_OVER = "match_over"
+    DISCONNECTED = "disconnected"
+    RECONNECTED = "reconnected"
+    REPLACED_BY_BOT = "replaced_by_bot"
+    # additions to protocol.md (allowed: "may add fields and message types")
+    PASSED = "passed"  # a player passed their turn
+    CANCELLED = "cancelled"  # a pending colour/target play was withdrawn
+    WINDOW_CLOSED = "window_closed"  # a catch window ran out; the player is safe
+    TIMED_OUT = "timed_out"  # the server acts for a player whose turn time ran out
+    RESHUFFLED = "reshuffled"  # discard pile and set-aside hands became the draw pile
+
+
+class Event(NamedTuple):
+    kind: EventKind
+    data: dict[str, Any]
+    owner: str | None = None
+    secret: dict[str, Any] | None = None
+
+    def to_wire(self, viewer: str | None) -> dict[str, Any]:
+        """This event as ``viewer`` may see it (``None``: a spectator)."""
+        out = {"kind": self.kind.value, **self.data}
+        if self.secret is not None and viewer is not None and viewer == self.owner:
+            out.update(self.secret)
+        return out
+
+    def public(self) -> dict[str, Any]:
+        """The copy every other player gets (used for public replays)."""
+        return {"kind": self.kind.value, **self.data}

@@ -1,0 +1,409 @@
+"""Creating a round and applying actions to it: the engine's public verbs.
+
+``apply(state, player, action, now_ms)`` returns a :class:`Transition` (new state, events) or
+raises :class:`~engine.errors.IllegalAction`; the given state is never changed, so a refused
+action leaves it exactly as it was. Time enters only as ``now_ms``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from .actions import Action, ActionKind
+from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, NAME_TO_LETTER, Kind, build_deck
+from .errors import ErrorCode, IllegalAction
+from .events import Event, EventKind
+from .mechanics import begin_turn, draw_cards, eliminate, end_round, hand_changed, is_playable
+from .plays import can_play, penalty_draw, play_card, roulette, verify_play, verify_target
+from .rng import Rng
+from .rules import DrawRule, FirstCard, Rules
+from .state import Choice, GameState
+
+MAX_SEATS = 20
+
+
+class Transition(NamedTuple):
+    state: GameState
+    events: tuple[Event, ...]
+
+
+# -- a new round ------------------------------------------------------------------------------
+
+def new_game(players: Sequence[str], rules: Rules, seed: str, *, dealer: int | None = None,
+             scores: Sequence[int] | None = None, now_ms: int = 0) -> Transition:
+    """Shuffle, deal ``hand_size`` each, flip the first card (rules.md "Setup").
+
+    ``dealer`` defaults to the last seat, so seat 0 plays first; ``scores`` carry the match.
+    """
+    players = tuple(players)
+    n = len(players)
+    if not 2 <= n <= MAX_SEATS or len(set(players)) != n:
+        raise ValueError(f"a round needs 2 to {MAX_SEATS} distinct players")
+    if not rules.can_deal(n):
+        raise IllegalAction(ErrorCode.BAD_RULES, "deck: too few cards to deal every hand")
+    dealer = n - 1 if dealer is None else dealer % n
+    rng = Rng(seed, 0)
+    pile = build_deck(rules.deck)
+    rng.shuffle(pile)
+    hands: list[list[str]] = [[] for _ in players]
+    for _ in range(rules.hand_size):
+        for k in range(1, n + 1):
+            hands[(dealer + k) % n].append(pile.pop())
+    s = GameState(
+        rules=rules, players=players, seed=seed, rng_counter=rng.counter, hands=hands,
+        eliminated=[False] * n, uno=[False] * n,
+        scores=list(scores) if scores is not None else [0] * n,
+        draw_pile=pile, discard=[], set_aside=[], color="r", direction=1,
+        turn=(dealer + 1) % n, dealer=dealer)
+    events: list[Event] = []
+    _flip_first_card(s, events, rng, now_ms)
+    events.insert(0, Event(EventKind.STARTED, {
+        "dealer": players[dealer], "top": s.discard[-1], "color": LETTER_TO_NAME[s.color]}))
+    return Transition(s, tuple(events))
+
+
+def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -> None:
+    """rules.md "Setup", option ``first_card``."""
+    pile = s.draw_pile
+    first = (s.dealer + 1) % len(s.players)
+    apply_mode = s.rules.first_card is FirstCard.APPLY
+    while True:
+        if not pile:  # a custom deck with no suitable card left: play on what is on top
+            break
+        card = pile.pop()
+        info = CARD_INFO[card]
+        if apply_mode and info.wild:
+            pile.insert(rng.below(len(pile) + 1), card)
+            s.rng_counter = rng.counter
+            continue
+        s.discard.append(card)
+        if info.kind is Kind.NUMBER or (apply_mode and not info.wild):
+            break
+    top = CARD_INFO[s.discard[-1]]
+    s.color = top.color if not top.wild else COLOR_LETTERS[0]
+    begin_turn(s, first, now_ms)
+    if not apply_mode:
+        return
+    kind = top.kind
+    if kind is Kind.SKIP:
+        events.append(Event(EventKind.SKIPPED, {"players": [s.players[first]]}))
+        begin_turn(s, s.next_active(first), now_ms)
+    elif kind is Kind.REVERSE:
+        s.direction = -1
+        events.append(Event(EventKind.REVERSED, {"direction": -1}))
+        begin_turn(s, s.dealer, now_ms)
+    elif kind is Kind.SKIP_ALL:
+        begin_turn(s, s.dealer, now_ms)
+    elif kind in (Kind.DRAW2, Kind.DRAW4):
+        penalty_draw(s, events, first, top.draw, now_ms)
+        if s.winner is None:
+            events.append(Event(EventKind.SKIPPED, {"players": [s.players[first]]}))
+            begin_turn(s, s.next_active(first), now_ms)
+
+
+# -- applying actions -------------------------------------------------------------------------
+
+def apply(state: GameState, player: str | None, action: Action, now_ms: int) -> Transition:
+    """Apply ``action`` by ``player`` (``None`` for the server's own timed steps) at ``now_ms``."""
+    if state.winner is not None:
+        raise IllegalAction(ErrorCode.GAME_OVER, "the round is over")
+    handler = _HANDLERS.get(action.kind)
+    if handler is None:
+        raise IllegalAction(ErrorCode.BAD_MESSAGE, "not a game action")
+    if player is None:
+        if action.kind not in _SYSTEM:
+            raise IllegalAction(ErrorCode.NOT_A_PLAYER, "only players act")
+        seat = -1
+    else:
+        if action.kind in _SYSTEM:
+            raise IllegalAction(ErrorCode.BAD_MESSAGE, "players cannot send that")
+        found = state.seat_of(player)
+        if found is None:
+            raise IllegalAction(ErrorCode.NOT_A_PLAYER, "you are not playing this round")
+        if state.eliminated[found]:
+            raise IllegalAction(ErrorCode.ELIMINATED, "you are out of this round")
+        seat = found
+    s = state.clone()
+    events: list[Event] = []
+    handler(s, events, seat, action, now_ms)
+    s.moves += 1
+    return Transition(s, tuple(events))
+
+
+def _verify_turn(s: GameState, seat: int) -> None:
+    pending = s.pending
+    if pending is not None:
+        if pending.player == seat:
+            raise IllegalAction(ErrorCode.CHOICE_PENDING, f"choose a {pending.choice.value} first")
+        raise IllegalAction(ErrorCode.NOT_YOUR_TURN, "waiting for another player's choice")
+    if s.turn != seat:
+        raise IllegalAction(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+
+
+def _do_play(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    _verify_turn(s, seat)
+    play_card(s, events, seat, verify_play(s, seat, action), now_ms)
+
+
+def draw_refusal(s: GameState, seat: int) -> IllegalAction | None:
+    """Why ``seat`` may not draw now, or ``None`` (rules.md option ``draw``; with a stack: take it).
+    The turn itself is checked by the caller."""
+    if s.stack_last:
+        return None
+    mode = s.rules.draw
+    if mode is DrawRule.UNTIL_PLAYABLE:
+        if s.drawn is not None:
+            return IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
+        if any(is_playable(s, c) for c in s.hands[seat]):
+            return IllegalAction(ErrorCode.DRAW_NOT_ALLOWED, "you have a playable card")
+    elif mode is DrawRule.ONE and s.drew:
+        return IllegalAction(ErrorCode.DRAW_NOT_ALLOWED, "you already drew this turn")
+    if not (s.draw_pile or len(s.discard) > 1 or s.set_aside):
+        return IllegalAction(ErrorCode.DRAW_NOT_ALLOWED, "no card is left to draw")
+    return None
+
+
+def verify_draw(s: GameState, seat: int) -> None:
+    _verify_turn(s, seat)
+    refusal = draw_refusal(s, seat)
+    if refusal is not None:
+        raise refusal
+
+
+def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    verify_draw(s, seat)
+    player = s.players[seat]
+    s.passes = 0
+    if s.stack_last:
+        cards, busted = draw_cards(s, events, seat, s.stack_total)
+        s.stack_total = s.stack_last = 0
+        events.append(Event(EventKind.TOOK_STACK, {"player": player, "count": len(cards)},
+                            player, {"cards": cards}))
+        if busted:
+            eliminate(s, events, seat, now_ms)
+        else:
+            begin_turn(s, s.next_active(seat), now_ms)
+        return
+    mode = s.rules.draw
+    cards, busted = draw_cards(s, events, seat, 1 << 30 if mode is DrawRule.UNTIL_PLAYABLE else 1,
+                               until_playable=True)
+    events.append(Event(EventKind.DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
+    if busted:
+        eliminate(s, events, seat, now_ms)
+        return
+    s.drew = True
+    if mode is DrawRule.ONE or (mode is DrawRule.UNTIL_PLAYABLE and cards and is_playable(s, cards[-1])):
+        s.drawn = cards[-1]
+
+
+def pass_refusal(s: GameState, seat: int) -> IllegalAction | None:
+    """Why ``seat`` may not pass, or ``None``: ``pass`` is legal after a ``one`` draw, or when
+    one can neither play nor draw (rules.md "A turn"); never against a stack."""
+    if s.stack_last:
+        return IllegalAction(ErrorCode.STACK_PENDING, "a stack is aimed at you: answer it or take it")
+    if s.rules.draw is DrawRule.ONE and s.drew:
+        return None
+    if s.drawn is not None:
+        return IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
+    if s.draw_pile or len(s.discard) > 1 or s.set_aside:
+        return IllegalAction(ErrorCode.PASS_NOT_ALLOWED, "you can still draw")
+    if any(can_play(s, c) for c in s.hands[seat]):
+        return IllegalAction(ErrorCode.PASS_NOT_ALLOWED, "you have a playable card")
+    return None
+
+
+def verify_pass(s: GameState, seat: int) -> None:
+    _verify_turn(s, seat)
+    refusal = pass_refusal(s, seat)
+    if refusal is not None:
+        raise refusal
+
+
+def _do_pass(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    verify_pass(s, seat)
+    events.append(Event(EventKind.PASSED, {"player": s.players[seat]}))
+    s.passes += 1
+    active = s.active_seats()
+    if s.passes >= len(active):
+        # every active player passed in a row: fewest cards wins, ties from the last passer on
+        order = [seat]
+        nxt = s.next_active(seat)
+        while nxt != seat:
+            order.append(nxt)
+            nxt = s.next_active(nxt)
+        winner = min(order, key=lambda i: len(s.hands[i]))
+        end_round(s, events, winner, "deadlock")
+        return
+    begin_turn(s, s.next_active(seat), now_ms)
+
+
+def _do_choose(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    pending = s.pending
+    if pending is None or pending.player != seat:
+        raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for your choice")
+    choice = pending.choice
+    if choice is Choice.ROULETTE_COLOR:
+        letter = NAME_TO_LETTER.get(action.color or "")
+        if letter is None or action.target is not None or action.top is not None:
+            raise IllegalAction(ErrorCode.BAD_COLOR, "name a colour: red, yellow, green or blue")
+        s.pending = None
+        roulette(s, events, seat, letter, pending.by, now_ms)
+        return
+    play = Action(ActionKind.PLAY, pending.card, uno=pending.uno,
+                  color=action.color if choice is Choice.COLOR else None,
+                  target=action.target if choice is Choice.TARGET else None,
+                  top=action.top if choice is Choice.TOP else None)
+    missing = {Choice.COLOR: (play.color, ErrorCode.BAD_COLOR),
+               Choice.TARGET: (play.target, ErrorCode.BAD_TARGET),
+               Choice.TOP: (play.top, ErrorCode.BAD_TOP)}[choice]
+    if missing[0] is None:
+        raise IllegalAction(missing[1], f"choose a {choice.value}")
+    s.pending = None
+    verified = verify_play(s, seat, play)
+    play_card(s, events, seat, verified, now_ms)
+
+
+def _do_cancel(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    pending = s.pending
+    if pending is None or pending.player != seat:
+        raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for your choice")
+    if pending.choice is Choice.ROULETTE_COLOR:
+        raise IllegalAction(ErrorCode.CANCEL_NOT_ALLOWED, "the roulette's colour must be named")
+    s.pending = None
+    events.append(Event(EventKind.CANCELLED, {"player": s.players[seat]}))
+
+
+def _do_uno(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    if len(s.hands[seat]) != 1:
+        raise IllegalAction(ErrorCode.NOT_ONE_CARD, "call UNO when you hold one card")
+    if s.uno[seat]:
+        raise IllegalAction(ErrorCode.ALREADY_CALLED, "you already called UNO")
+    s.uno[seat] = True
+    s.exposed = [e for e in s.exposed if e[0] != seat]
+    events.append(Event(EventKind.UNO, {"player": s.players[seat]}))
+
+
+def exposed_until(s: GameState, seat: int) -> int | None:
+    for who, until in s.exposed:
+        if who == seat:
+            return until
+    return None
+
+
+def _do_catch(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    target = s.seat_of(action.target) if action.target is not None else None
+    if target is None or target == seat:
+        raise IllegalAction(ErrorCode.BAD_TARGET, "catch another player")
+    until = exposed_until(s, target)
+    if until is None or now_ms >= until:
+        raise IllegalAction(ErrorCode.NOT_EXPOSED, "that player is not exposed")
+    s.exposed = [e for e in s.exposed if e[0] != target]
+    cards, busted = draw_cards(s, events, target, s.rules.uno_penalty)
+    victim = s.players[target]
+    events.append(Event(EventKind.CAUGHT, {"player": victim, "by": s.players[seat], "count": len(cards)},
+                        victim, {"cards": cards}))
+    if busted:
+        eliminate(s, events, target, now_ms)
+
+
+# -- the server's timed steps -----------------------------------------------------------------
+
+def _do_expire(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    due = [e for e in s.exposed if e[1] <= now_ms]
+    if not due:
+        raise IllegalAction(ErrorCode.TOO_EARLY, "no catch window has ended")
+    s.exposed = [e for e in s.exposed if e[1] > now_ms]
+    for who, _ in due:
+        events.append(Event(EventKind.WINDOW_CLOSED, {"player": s.players[who]}))
+
+
+def default_choice(s: GameState) -> Action:
+    """rules.md "Choices": how the server resolves a pending choice for an absent player.
+
+    Colour: the colour the chooser holds most of (ties in the order red, yellow, green, blue);
+    target: the active opponent with the fewest cards (ties by seat order); top: the Discard All.
+    """
+    pending = s.pending
+    assert pending is not None
+    seat = pending.player
+    if pending.choice in (Choice.COLOR, Choice.ROULETTE_COLOR):
+        counts = {c: 0 for c in COLOR_LETTERS}
+        for card in s.hands[seat]:
+            letter = CARD_INFO[card].color
+            if letter in counts:
+                counts[letter] += 1
+        best = max(COLOR_LETTERS, key=lambda c: (counts[c], -COLOR_LETTERS.index(c)))
+        return Action(ActionKind.CHOOSE, color=LETTER_TO_NAME[best])
+    if pending.choice is Choice.TARGET:
+        others = [i for i in s.active_seats() if i != seat]
+        target = min(others, key=lambda i: (len(s.hands[i]), i))
+        return Action(ActionKind.CHOOSE, target=s.players[target])
+    return Action(ActionKind.CHOOSE, top=pending.card)
+
+
+def _do_resolve(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    if s.pending is None:
+        raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for a choice")
+    _do_choose(s, events, s.pending.player, default_choice(s), now_ms)
+
+
+def _do_timeout(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
+    """rules.md "Timers": the server acts for the player: resolves their choice, takes a stack,
+    else plays like an ``easy`` bot (a random playable card, drawing until one is playable)."""
+    if s.turn_deadline is None or now_ms < s.turn_deadline:
+        raise IllegalAction(ErrorCode.TOO_EARLY, "the turn time has not run out")
+    seat = s.pending.player if s.pending is not None else s.turn
+    events.append(Event(EventKind.TIMED_OUT, {"player": s.players[seat]}))
+    from .autoplay import auto_action  # late import: autoplay builds on this module
+
+    for _ in range(4 * s.deck_size + 8):  # each step ends the turn or draws a card
+        ends_turn = s.stack_last > 0 or s.pending is not None
+        act = auto_action(s, seat)
+        ends_turn = ends_turn or act.kind is not ActionKind.DRAW
+        _HANDLERS[act.kind](s, events, seat, act, now_ms)
+        if ends_turn or s.winner is not None or s.eliminated[seat] or s.turn != seat:
+            return
+    raise AssertionError("timeout did not end the turn")  # pragma: no cover
+
+
+_HANDLERS: dict[ActionKind, Callable[[GameState, list[Event], int, Action, int], None]] = {
+    ActionKind.PLAY: _do_play,
+    ActionKind.DRAW: _do_draw,
+    ActionKind.PASS: _do_pass,
+    ActionKind.CHOOSE: _do_choose,
+    ActionKind.CANCEL: _do_cancel,
+    ActionKind.UNO: _do_uno,
+    ActionKind.CATCH: _do_catch,
+    ActionKind.EXPIRE: _do_expire,
+    ActionKind.TIMEOUT: _do_timeout,
+    ActionKind.RESOLVE: _do_resolve,
+}
+_SYSTEM = frozenset({ActionKind.EXPIRE, ActionKind.TIMEOUT, ActionKind.RESOLVE})
+
+
+def next_deadline(s: GameState) -> tuple[ActionKind, int] | None:
+    """The next timed step the server must apply, and when: a catch window's end or the turn's."""
+    if s.winner is not None:
+        return None
+    best: tuple[ActionKind, int] | None = None
+    if s.exposed:
+        best = (ActionKind.EXPIRE, min(t for _, t in s.exposed))
+    if s.turn_deadline is not None and (best is None or s.turn_deadline < best[1]):
+        best = (ActionKind.TIMEOUT, s.turn_deadline)
+    return best
+
+
+__all__ = [
+    "Transition",
+    "apply",
+    "default_choice",
+    "draw_refusal",
+    "hand_changed",
+    "new_game",
+    "next_deadline",
+    "pass_refusal",
+    "verify_draw",
+    "verify_pass",
+    "verify_target",
+]

@@ -1,0 +1,144 @@
+"""Shared steps of the rules: drawing with reshuffle and mercy, elimination, turn hand-over and
+the end of a round. Every function here changes the (cloned) state it is given and appends to
+``events``; :mod:`engine.game` decides when to call them.
+"""
+
+from __future__ import annotations
+
+from .cards import CARD_INFO
+from .events import Event, EventKind
+from .rng import Rng
+from .state import GameState
+
+ELIMINATION_BONUS = 250
+
+
+def begin_turn(s: GameState, seat: int, now_ms: int) -> None:
+    """``seat`` starts a turn: per-turn draw state clears and the turn timer restarts."""
+    s.turn = seat
+    s.drew = False
+    s.drawn = None
+    timer = s.rules.turn_timer_s
+    s.turn_deadline = now_ms + timer * 1000 if timer else None
+
+
+def hand_changed(s: GameState, seat: int) -> None:
+    """rules.md "UNO and Catch": the UNO flag resets and a catch window closes whenever the
+    hand size changes."""
+    s.uno[seat] = False
+    if s.exposed:
+        s.exposed = [e for e in s.exposed if e[0] != seat]
+
+
+def reshuffle(s: GameState, events: list[Event]) -> bool:
+    """rules.md "Running out": all but the top discard plus the set-aside hands, shuffled, become
+    the draw pile. False when there is nothing to rebuild it from."""
+    material = s.discard[:-1] + s.set_aside
+    if not material:
+        return False
+    del s.discard[:-1]
+    s.set_aside = []
+    rng = Rng(s.seed, s.rng_counter)
+    rng.shuffle(material)
+    s.rng_counter = rng.counter
+    s.draw_pile = material + s.draw_pile
+    events.append(Event(EventKind.RESHUFFLED, {"count": len(material)}))
+    return True
+
+
+def draw_cards(s: GameState, events: list[Event], seat: int, count: int,
+               until_color: str | None = None, until_playable: bool = False) -> tuple[list[str], bool]:
+    """Move up to ``count`` cards from the draw pile into ``seat``'s hand.
+
+    Stops early when the hand reaches the mercy limit (returns ``busted=True``; the caller
+    eliminates after announcing the draw), when no card is left anywhere, or, with
+    ``until_color``, after the first non-wild card of that colour (roulette), or, with
+    ``until_playable``, after the first playable card. A rebuild of the pile mid-draw lets the
+    draw go on.
+    """
+    hand = s.hands[seat]
+    limit = s.rules.mercy_limit
+    pile = s.draw_pile
+    drawn: list[str] = []
+    busted = False
+    while len(drawn) < count:
+        if not pile:
+            if not reshuffle(s, events):
+                break
+            pile = s.draw_pile
+        card = pile.pop()
+        hand.append(card)
+        drawn.append(card)
+        if len(hand) >= limit:
+            busted = True
+            break
+        if until_color is not None:
+            info = CARD_INFO[card]
+            if info.color == until_color:
+                break
+        elif until_playable and is_playable(s, card):
+            break
+    if drawn:
+        hand_changed(s, seat)
+    return drawn, busted
+
+
+def is_playable(s: GameState, card: str) -> bool:
+    """Playable on the current top and colour with no stack aimed at the player."""
+    info = CARD_INFO[card]
+    if info.wild or info.color == s.color:
+        return True
+    symbol = info.symbol
+    return symbol is not None and symbol == CARD_INFO[s.discard[-1]].symbol
+
+
+def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None:
+    """rules.md "Mercy": the hand is set aside, the seat is out; a choice or stack waiting on it
+    drops; with one active player left, the round ends."""
+    s.eliminated[seat] = True
+    s.set_aside.extend(s.hands[seat])
+    s.hands[seat] = []
+    hand_changed(s, seat)
+    events.append(Event(EventKind.ELIMINATED, {"player": s.players[seat]}))
+    active = s.active_seats()
+    if len(active) == 1:
+        end_round(s, events, active[0], "last_standing")
+        return
+    if s.pending is not None and s.pending.player == seat:
+        s.pending = None
+    if s.turn == seat:
+        s.stack_total = s.stack_last = 0
+        s.pending = None
+        begin_turn(s, s.next_active(seat), now_ms)
+
+
+def end_round(s: GameState, events: list[Event], winner: int, reason: str) -> None:
+    """rules.md "Ending and scoring": the winner scores the cards still held by the other active
+    players plus 250 per player eliminated this round."""
+    s.winner = winner
+    s.end_reason = reason
+    s.pending = None
+    s.stack_total = s.stack_last = 0
+    s.exposed = []
+    s.turn_deadline = None
+    s.drew = False
+    s.drawn = None
+    points = 0
+    if s.rules.scoring:
+        for seat, hand in enumerate(s.hands):
+            if seat != winner and not s.eliminated[seat]:
+                points += sum(CARD_INFO[c].points for c in hand)
+        points += ELIMINATION_BONUS * sum(s.eliminated)
+        s.scores[winner] += points
+    s.points = points
+    scores = dict(zip(s.players, s.scores, strict=False))
+    events.append(Event(EventKind.ROUND_OVER, {
+        "winner": s.players[winner], "points": points, "scores": scores, "reason": reason}))
+    if s.rules.scoring and s.scores[winner] >= s.rules.target_score:
+        events.append(Event(EventKind.MATCH_OVER, {"winner": s.players[winner]}))
+
+
+def match_won(s: GameState) -> bool:
+    """The round ended and its winner reached the target score."""
+    return (s.winner is not None and s.rules.scoring
+            and s.scores[s.winner] >= s.rules.target_score)

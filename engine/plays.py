@@ -1,0 +1,309 @@
+"""Playing a card (rules.md "A turn", "Draw stacking", "Card effects", "Choices").
+
+:func:`verify_play` checks everything about a ``play`` before anything changes; :func:`play_card`
+then either pauses on a pending choice or puts the card down and applies its effect.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .actions import Action
+from .cards import CARD_INFO, NAME_TO_LETTER, CardInfo, Kind, can_play_on
+from .errors import ErrorCode, IllegalAction
+from .events import Event, EventKind
+from .mechanics import begin_turn, draw_cards, eliminate, end_round, hand_changed
+from .rules import DiscardAllTop, DrawRule, Reverse4TwoPlayers, RouletteChooser, Seven, Stacking, Zero
+from .state import Choice, GameState, Pending
+
+
+class Play(NamedTuple):
+    """A verified play: the choices it carries, in engine terms (colour letter, seat)."""
+
+    card: str
+    info: CardInfo
+    color: str | None
+    target: int | None
+    top: str | None
+    uno: bool
+    needs: Choice | None  # the choice still missing (the game pauses on it)
+
+
+def can_stack(s: GameState, info: CardInfo) -> bool:
+    """rules.md "Draw stacking": what may answer a stack whose last draw value is ``stack_last``."""
+    if not info.draw:
+        return False
+    mode = s.rules.stacking
+    if mode is Stacking.LADDER:
+        return info.draw >= s.stack_last
+    if mode is Stacking.WILD_ANY:
+        return info.wild or info.draw >= s.stack_last
+    return mode is Stacking.ANY
+
+
+def can_play(s: GameState, card: str) -> bool:
+    """The turn player may put ``card`` down now (stack and drawn-card limits included)."""
+    info = CARD_INFO[card]
+    if s.stack_last:
+        return can_stack(s, info)
+    if s.drawn is not None and card != s.drawn:
+        return False
+    return can_play_on(info, CARD_INFO[s.discard[-1]], s.color)
+
+
+def discard_set(hand: list[str], card: str, info: CardInfo) -> list[str]:
+    """Discard All: the other cards of its colour in the hand (the card itself excluded once)."""
+    others = [c for c in hand if CARD_INFO[c].color == info.color]
+    others.remove(card)
+    return others
+
+
+def _color_letter(name: str | None) -> str | None:
+    if name is None:
+        return None
+    letter = NAME_TO_LETTER.get(name)
+    if letter is None:
+        raise IllegalAction(ErrorCode.BAD_COLOR, "color must be red, yellow, green or blue")
+    return letter
+
+
+def verify_target(s: GameState, seat: int, target: str | None) -> int:
+    """A 7's swap target: another active player (``may_swap``: oneself too, to keep the hand)."""
+    t = s.seat_of(target) if target is not None else None
+    if t is None or s.eliminated[t]:
+        raise IllegalAction(ErrorCode.BAD_TARGET, "the target must be an active player")
+    if t == seat and s.rules.seven is not Seven.MAY_SWAP:
+        raise IllegalAction(ErrorCode.BAD_TARGET, "swap with another player")
+    return t
+
+
+def verify_top(hand: list[str], card: str, info: CardInfo, top: str | None) -> str | None:
+    if top is None:
+        return None
+    if top != card and top not in discard_set(hand, card, info):
+        raise IllegalAction(ErrorCode.BAD_TOP, "top must be one of the cards this Discard All discards")
+    return top
+
+
+def verify_play(s: GameState, seat: int, action: Action) -> Play:
+    """Every check of rules.md for a ``play`` by the turn player; raises :class:`IllegalAction`."""
+    card = action.card
+    info = CARD_INFO.get(card) if isinstance(card, str) else None
+    hand = s.hands[seat]
+    if info is None or card not in hand:
+        raise IllegalAction(ErrorCode.NOT_IN_HAND, "that card is not in your hand")
+    if s.stack_last:
+        if not can_stack(s, info):
+            raise IllegalAction(ErrorCode.STACK_PENDING,
+                                f"answer the stack with a draw card of {s.stack_last} or more, or take it")
+    else:
+        if s.drawn is not None and card != s.drawn:
+            raise IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "you may only play the card you drew")
+        if s.drew and s.drawn is None and s.rules.draw is DrawRule.ONE:
+            raise IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "you drew a card you cannot play: pass")
+        if not can_play_on(info, CARD_INFO[s.discard[-1]], s.color):
+            raise IllegalAction(ErrorCode.ILLEGAL_CARD, "that card does not match colour, number or symbol")
+    rules = s.rules
+    last = len(hand) == 1
+    kind = info.kind
+    needs: Choice | None = None
+    # colour
+    roulette_by_target = kind is Kind.ROULETTE and rules.roulette_chooser is RouletteChooser.TARGET
+    if info.wild and not roulette_by_target:
+        color = _color_letter(action.color)
+        if color is None:
+            needs = Choice.COLOR
+    elif action.color is not None:
+        raise IllegalAction(ErrorCode.BAD_COLOR, "this card takes no colour")
+    else:
+        color = None
+    # 7 target
+    target: int | None = None
+    if kind is Kind.NUMBER and info.number == 7 and rules.seven is not Seven.OFF:
+        if action.target is not None:
+            target = verify_target(s, seat, action.target)
+        else:
+            needs = Choice.TARGET
+    elif action.target is not None:
+        raise IllegalAction(ErrorCode.BAD_TARGET, "this card takes no target")
+    # Discard All top
+    top: str | None = None
+    if kind is Kind.DISCARD_ALL and rules.discard_all_top is DiscardAllTop.CHOOSE:
+        top = verify_top(hand, card, info, action.top)
+        if top is None and len(discard_set(hand, card, info)) > 0:
+            needs = Choice.TOP
+    elif action.top is not None:
+        raise IllegalAction(ErrorCode.BAD_TOP, "this card takes no top")
+    if last:
+        needs = None  # a last card wins at once: no effect, no choice, no pause
+    return Play(card, info, color, target, top, action.uno, needs)
+
+
+def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> None:
+    """Pause on a missing choice, or put the card down and apply it."""
+    if p.needs is not None:
+        s.pending = Pending(seat, p.needs, p.card, p.uno)
+        return
+    hand = s.hands[seat]
+    player = s.players[seat]
+    info = p.info
+    hand.remove(p.card)
+    s.passes = 0
+    events.append(Event(EventKind.PLAYED, {"player": player, "card": p.card}))
+    if info.kind is Kind.DISCARD_ALL:
+        extras = [c for c in hand if CARD_INFO[c].color == info.color]
+        if extras:
+            for c in extras:
+                hand.remove(c)
+            pile = [p.card, *extras]
+            if p.top is not None and p.top != p.card:
+                pile.remove(p.top)
+                pile.append(p.top)
+            else:
+                pile = [*extras, p.card]
+            s.discard.extend(pile)
+            events.append(Event(EventKind.DISCARDED, {"player": player, "cards": extras}))
+        else:
+            s.discard.append(p.card)
+    else:
+        s.discard.append(p.card)
+    hand_changed(s, seat)
+    if not hand:
+        end_round(s, events, seat, "out")
+        return
+    if info.wild:
+        if p.color is not None:
+            s.color = p.color
+            events.append(Event(EventKind.COLOR, {"player": player, "color": _NAMES[p.color]}))
+    else:
+        s.color = info.color
+    hands_move = _apply_effect(s, events, seat, p, now_ms)
+    if not hands_move and len(hand) == 1 and not s.eliminated[seat] and s.winner is None:
+        _one_card_left(s, events, seat, p.uno, now_ms)
+
+
+_NAMES = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}
+
+
+def _one_card_left(s: GameState, events: list[Event], seat: int, called: bool, now_ms: int) -> None:
+    player = s.players[seat]
+    if called:
+        s.uno[seat] = True
+        events.append(Event(EventKind.UNO, {"player": player}))
+    else:
+        s.exposed.append((seat, now_ms + s.rules.catch_window_s * 1000))
+        events.append(Event(EventKind.EXPOSED, {"player": player}))
+
+
+def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> bool:
+    """The card's effect and the turn hand-over. True when hands moved (7 swap / 0 pass)."""
+    kind = p.info.kind
+    rules = s.rules
+    if kind is Kind.NUMBER:
+        moved = False
+        if p.info.number == 7 and rules.seven is not Seven.OFF:
+            moved = _swap(s, events, seat, p.target)
+        elif p.info.number == 0 and rules.zero is Zero.PASS:
+            _pass_hands(s, events)
+            moved = True
+        begin_turn(s, s.next_active(seat), now_ms)
+        return moved
+    if kind is Kind.SKIP:
+        skipped = s.next_active(seat)
+        events.append(Event(EventKind.SKIPPED, {"players": [s.players[skipped]]}))
+        begin_turn(s, s.next_active(skipped), now_ms)
+    elif kind is Kind.SKIP_ALL:
+        others = [s.players[i] for i in s.active_seats() if i != seat]
+        events.append(Event(EventKind.SKIPPED, {"players": others}))
+        begin_turn(s, seat, now_ms)
+    elif kind is Kind.REVERSE:
+        s.direction = -s.direction
+        events.append(Event(EventKind.REVERSED, {"direction": s.direction}))
+        if len(s.active_seats()) == 2:
+            other = s.next_active(seat)
+            events.append(Event(EventKind.SKIPPED, {"players": [s.players[other]]}))
+            begin_turn(s, seat, now_ms)
+        else:
+            begin_turn(s, s.next_active(seat), now_ms)
+    elif p.info.draw:
+        _draw_card_effect(s, events, seat, p, now_ms)
+    elif kind is Kind.ROULETTE:
+        target = s.next_active(seat)
+        if rules.roulette_chooser is RouletteChooser.TARGET:
+            begin_turn(s, target, now_ms)
+            s.pending = Pending(target, Choice.ROULETTE_COLOR, p.card, False, seat)
+        else:
+            assert p.color is not None
+            roulette(s, events, target, p.color, seat, now_ms)
+    else:  # Discard All, plain wild
+        begin_turn(s, s.next_active(seat), now_ms)
+    return False
+
+
+def _draw_card_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> None:
+    value = p.info.draw
+    if p.info.kind is Kind.REVERSE4:
+        s.direction = -s.direction
+        events.append(Event(EventKind.REVERSED, {"direction": s.direction}))
+        if (len(s.active_seats()) == 2
+                and s.rules.reverse4_two_players is Reverse4TwoPlayers.SELF):
+            target = seat
+        else:
+            target = s.next_active(seat)
+    else:
+        target = s.next_active(seat)
+    if s.rules.stacking is Stacking.OFF:
+        penalty_draw(s, events, target, value, now_ms)
+        if s.winner is None:
+            events.append(Event(EventKind.SKIPPED, {"players": [s.players[target]]}))
+            begin_turn(s, s.next_active(target), now_ms)
+        return
+    s.stack_total += value
+    s.stack_last = value
+    begin_turn(s, target, now_ms)
+
+
+def penalty_draw(s: GameState, events: list[Event], seat: int, count: int, now_ms: int) -> list[str]:
+    """``seat`` draws ``count`` (announced as ``drew``), eliminated if the mercy limit is hit."""
+    cards, busted = draw_cards(s, events, seat, count)
+    player = s.players[seat]
+    events.append(Event(EventKind.DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
+    if busted:
+        eliminate(s, events, seat, now_ms)
+    return cards
+
+
+def roulette(s: GameState, events: list[Event], target: int, color: str, by: int, now_ms: int) -> None:
+    """rules.md "Wild Color Roulette": reveal into the target's hand until a card of ``color``
+    (wilds never count); the colour becomes current and the target loses their turn."""
+    cards, busted = draw_cards(s, events, target, 1 << 30, until_color=color)
+    s.color = color
+    events.append(Event(EventKind.ROULETTE, {
+        "player": s.players[target], "by": s.players[by], "color": _NAMES[color], "cards": cards}))
+    if busted:
+        eliminate(s, events, target, now_ms)
+        if s.winner is not None:
+            return
+    begin_turn(s, s.next_active(target), now_ms)
+
+
+def _swap(s: GameState, events: list[Event], seat: int, target: int | None) -> bool:
+    if target is None or target == seat:
+        return False
+    s.hands[seat], s.hands[target] = s.hands[target], s.hands[seat]
+    hand_changed(s, seat)
+    hand_changed(s, target)
+    events.append(Event(EventKind.SWAPPED, {"a": s.players[seat], "b": s.players[target]}))
+    return True
+
+
+def _pass_hands(s: GameState, events: list[Event]) -> None:
+    """rules.md "0": every active hand moves one seat in the current direction."""
+    active = s.active_seats()
+    if s.direction < 0:
+        active.reverse()
+    moved = [s.hands[i] for i in active]
+    for k, seat in enumerate(active):
+        s.hands[seat] = moved[k - 1]
+        hand_changed(s, seat)
+    events.append(Event(EventKind.PASSED_HANDS, {"direction": s.direction}))

@@ -1,0 +1,223 @@
+"""The rules object of a room (rules.md, "The rules object").
+
+:class:`Rules` is a frozen value; :func:`make_rules` builds one from a partial mapping the way the
+lobby does: ``preset`` first (it sets every option), then single options over it. Anything
+unknown or out of range raises :class:`~engine.errors.RulesError` naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from enum import StrEnum
+from typing import Any
+
+from .cards import COLOR_LETTERS, STANDARD_DECK, card_info
+from .errors import RulesError
+
+
+class DrawRule(StrEnum):
+    VOLUNTARY = "voluntary"
+    UNTIL_PLAYABLE = "until_playable"
+    ONE = "one"
+
+
+class Stacking(StrEnum):
+    LADDER = "ladder"
+    WILD_ANY = "wild_any"
+    ANY = "any"
+    OFF = "off"
+
+
+class FirstCard(StrEnum):
+    REDRAW = "redraw"
+    APPLY = "apply"
+
+
+class Reverse4TwoPlayers(StrEnum):
+    SELF = "self"
+    OPPONENT = "opponent"
+
+
+class DiscardAllTop(StrEnum):
+    DISCARD_ALL = "discard_all"
+    CHOOSE = "choose"
+
+
+class Seven(StrEnum):
+    SWAP = "swap"
+    MAY_SWAP = "may_swap"
+    OFF = "off"
+
+
+class Zero(StrEnum):
+    PASS = "pass"
+    OFF = "off"
+
+
+class RouletteChooser(StrEnum):
+    TARGET = "target"
+    PLAYER = "player"
+
+
+MAX_DECK_TOTAL = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every option of rules.md. Defaults are the ``mercyless`` preset."""
+
+    draw: DrawRule = DrawRule.VOLUNTARY
+    stacking: Stacking = Stacking.LADDER
+    first_card: FirstCard = FirstCard.REDRAW
+    reverse4_two_players: Reverse4TwoPlayers = Reverse4TwoPlayers.SELF
+    discard_all_top: DiscardAllTop = DiscardAllTop.DISCARD_ALL
+    seven: Seven = Seven.SWAP
+    zero: Zero = Zero.PASS
+    roulette_chooser: RouletteChooser = RouletteChooser.TARGET
+    mercy_limit: int = 25
+    hand_size: int = 7
+    uno_penalty: int = 2
+    catch_window_s: int = 5
+    scoring: bool = True
+    target_score: int = 1000
+    turn_timer_s: int = 60
+    deck: tuple[tuple[str, int], ...] = tuple(STANDARD_DECK.items())
+
+    @property
+    def deck_size(self) -> int:
+        return sum(n for _, n in self.deck)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form (protocol.md ``room.rules``): enums as strings, the deck as a mapping."""
+        out = asdict(self)
+        out["deck"] = dict(self.deck)
+        for key, value in out.items():
+            if isinstance(value, StrEnum):
+                out[key] = value.value
+        return out
+
+    def can_deal(self, players: int) -> bool:
+        """Enough cards for every hand plus the first discard."""
+        return self.hand_size * players + 1 <= self.deck_size
+
+
+PRESETS: dict[str, Rules] = {
+    "mercyless": Rules(),
+    "printed": Rules(draw=DrawRule.UNTIL_PLAYABLE),
+}
+
+_ENUMS: dict[str, type[StrEnum]] = {
+    "draw": DrawRule,
+    "stacking": Stacking,
+    "first_card": FirstCard,
+    "reverse4_two_players": Reverse4TwoPlayers,
+    "discard_all_top": DiscardAllTop,
+    "seven": Seven,
+    "zero": Zero,
+    "roulette_chooser": RouletteChooser,
+}
+_RANGES: dict[str, tuple[int, int]] = {
+    "mercy_limit": (10, 60),
+    "hand_size": (1, 15),
+    "uno_penalty": (0, 10),
+    "catch_window_s": (1, 30),
+    "target_score": (100, 5000),
+    "turn_timer_s": (10, 600),  # or 0 = off
+}
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
+
+
+def _check_int(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(field, "must be an integer")
+    low, high = _RANGES[field]
+    if field == "turn_timer_s" and value == 0:
+        return 0
+    if not low <= value <= high:
+        extra = " (or 0 for off)" if field == "turn_timer_s" else ""
+        raise RulesError(field, f"must be between {low} and {high}{extra}")
+    return value
+
+
+def _check_deck(value: Any) -> tuple[tuple[str, int], ...]:
+    if not isinstance(value, Mapping) or not value:
+        raise RulesError("deck", "must be a mapping of card code to count")
+    deck: list[tuple[str, int]] = []
+    colors: set[str] = set()
+    for code, count in value.items():
+        info = card_info(code)
+        if info is None:
+            raise RulesError("deck", f"unknown card code {str(code)[:20]!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_DECK_TOTAL:
+            raise RulesError("deck", f"count of {code} must be an integer from 0 to {MAX_DECK_TOTAL}")
+        if count:
+            deck.append((code, count))
+            colors.add(info.color)
+    missing = [c for c in COLOR_LETTERS if c not in colors]
+    if missing:
+        raise RulesError("deck", "needs at least one card of each colour")
+    if sum(n for _, n in deck) > MAX_DECK_TOTAL:
+        raise RulesError("deck", f"may hold at most {MAX_DECK_TOTAL} cards")
+    return tuple(deck)
+
+
+def verify_option(field: str, value: Any) -> Any:
+    """The checked, typed value of one option; raises :class:`RulesError` naming ``field``."""
+    if field in _ENUMS:
+        enum = _ENUMS[field]
+        try:
+            return enum(value)
+        except (ValueError, TypeError):
+            allowed = ", ".join(m.value for m in enum)
+            raise RulesError(field, f"must be one of {allowed}") from None
+    if field in _RANGES:
+        return _check_int(field, value)
+    if field == "scoring":
+        if not isinstance(value, bool):
+            raise RulesError(field, "must be true or false")
+        return value
+    if field == "deck":
+        return _check_deck(value)
+    raise RulesError(str(field)[:40], "unknown option")
+
+
+def make_rules(options: Mapping[str, Any] | None = None, base: Rules | None = None) -> Rules:
+    """Rules from a partial mapping: ``preset`` (if any) first, then each option over it.
+
+    >>> make_rules({"preset": "printed", "seven": "off"}).draw.value
+    'until_playable'
+    """
+    options = dict(options or {})
+    rules = base or PRESETS["mercyless"]
+    if "preset" in options:
+        preset = options.pop("preset")
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise RulesError("preset", f"must be one of {', '.join(PRESETS)}")
+        rules = PRESETS[preset]
+    changes = {str(field): verify_option(str(field), value) for field, value in options.items()}
+    rules = replace(rules, **changes)
+    if rules.hand_size >= rules.mercy_limit:
+        raise RulesError("hand_size", "must be below mercy_limit")
+    return rules
+
+
+def rules_catalog() -> dict[str, Any]:
+    """What ``GET /api/rules`` lists: the presets and every option with its values and default."""
+    options: dict[str, Any] = {}
+    default = PRESETS["mercyless"].to_dict()
+    for name in OPTION_NAMES:
+        entry: dict[str, Any] = {"default": default[name]}
+        if name in _ENUMS:
+            entry["values"] = [m.value for m in _ENUMS[name]]
+        elif name in _RANGES:
+            entry["min"], entry["max"] = _RANGES[name]
+            if name == "turn_timer_s":
+                entry["off"] = 0
+        elif name == "scoring":
+            entry["values"] = [True, False]
+        else:
+            entry["codes"] = [*sorted(STANDARD_DECK), "w-wild"]
+            entry["max_total"] = MAX_DECK_TOTAL
+        options[name] = entry
+    return {"presets": {k: v.to_dict() for k, v in PRESETS.items()}, "options": options}

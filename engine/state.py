@@ -1,0 +1,157 @@
+"""The whole state of one round, as plain data.
+
+:class:`GameState` is a dataclass of lists, ints and strings so that it serialises to JSON and
+back exactly (:meth:`to_dict` / :meth:`from_dict`, schema :data:`SCHEMA_VERSION`). Callers treat
+it as a value: :func:`engine.apply` never changes the state it is given, it changes a
+:meth:`clone` and returns that. (A fully frozen tree rebuilt on every move costs several times
+more than copying a handful of short lists, and the engine's speed matters to bots and tests.)
+
+Seats are indexes into ``players`` (the player ids, in seat order); piles keep their top card at
+the end of the list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .rules import Rules, make_rules
+
+SCHEMA_VERSION = 1
+
+
+class Choice(StrEnum):
+    """What a pending choice waits for (protocol.md ``game.pending.choice``)."""
+
+    COLOR = "color"
+    TARGET = "target"
+    TOP = "top"
+    ROULETTE_COLOR = "roulette_color"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A play paused for one player's choice.
+
+    For ``color``/``target``/``top`` the card is still in the chooser's hand and ``uno`` is what
+    the play said; for ``roulette_color`` the roulette is on the pile, ``player`` is its target
+    and ``by`` who played it.
+    """
+
+    player: int
+    choice: Choice
+    card: str
+    uno: bool = False
+    by: int = -1
+
+
+@dataclass(eq=True)
+class GameState:
+    rules: Rules
+    players: tuple[str, ...]
+    seed: str
+    rng_counter: int
+    hands: list[list[str]]
+    eliminated: list[bool]
+    uno: list[bool]  # called UNO and still holds exactly one card
+    scores: list[int]  # match scores; updated when the round ends
+    draw_pile: list[str]
+    discard: list[str]
+    set_aside: list[str]  # hands of eliminated players, until the draw pile is rebuilt
+    color: str  # current colour letter
+    direction: int  # 1 = seat order (clockwise), -1 = reversed
+    turn: int
+    dealer: int
+    stack_total: int = 0
+    stack_last: int = 0  # draw value of the last draw card on the stack; 0 = no stack
+    pending: Pending | None = None
+    drew: bool = False  # the turn player drew this turn (draw rule `one`)
+    drawn: str | None = None  # the card the turn player must (`until_playable`) or may (`one`) play
+    passes: int = 0  # passes in a row; when every active player passed, the round ends
+    exposed: list[tuple[int, int]] = field(default_factory=list)  # (seat, until_ms)
+    turn_deadline: int | None = None
+    winner: int | None = None
+    points: int = 0  # what the winner scored this round
+    end_reason: str | None = None  # "out", "last_standing" or "deadlock"
+    moves: int = 0  # actions applied since the deal
+
+    # -- queries -----------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def deck_size(self) -> int:
+        return self.rules.deck_size
+
+    def seat_of(self, player: str) -> int | None:
+        try:
+            return self.players.index(player)
+        except ValueError:
+            return None
+
+    def active_seats(self) -> list[int]:
+        return [i for i, out in enumerate(self.eliminated) if not out]
+
+    def next_active(self, seat: int, direction: int | None = None) -> int:
+        """The next seat after ``seat`` in ``direction`` that is not eliminated."""
+        step = self.direction if direction is None else direction
+        n = len(self.players)
+        out = self.eliminated
+        nxt = (seat + step) % n
+        while out[nxt] and nxt != seat:
+            nxt = (nxt + step) % n
+        return nxt
+
+    def card_count(self) -> int:
+        """Cards in every hand and pile: the deck size at every step (conservation)."""
+        return (sum(len(h) for h in self.hands) + len(self.draw_pile) + len(self.discard)
+                + len(self.set_aside))
+
+    def can_refill(self) -> bool:
+        """A card could still be drawn: the pile, or material to rebuild it, is there."""
+        return bool(self.draw_pile) or len(self.discard) > 1 or bool(self.set_aside)
+
+    # -- copying and serialisation -----------------------------------------------------------
+
+    def clone(self) -> GameState:
+        """A copy that shares nothing mutable with this state."""
+        new = GameState.__new__(GameState)
+        d = self.__dict__.copy()
+        d["hands"] = [h[:] for h in self.hands]
+        d["eliminated"] = self.eliminated[:]
+        d["uno"] = self.uno[:]
+        d["scores"] = self.scores[:]
+        d["draw_pile"] = self.draw_pile[:]
+        d["discard"] = self.discard[:]
+        d["set_aside"] = self.set_aside[:]
+        d["exposed"] = self.exposed[:]
+        new.__dict__ = d
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items()}
+        d["schema"] = SCHEMA_VERSION
+        d["rules"] = self.rules.to_dict()
+        d["players"] = list(self.players)
+        d["exposed"] = [list(e) for e in self.exposed]
+        p = self.pending
+        d["pending"] = None if p is None else {
+            "player": p.player, "choice": p.choice.value, "card": p.card, "uno": p.uno, "by": p.by}
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        d = dict(data)
+        schema = d.pop("schema", None)
+        if schema != SCHEMA_VERSION:
+            raise ValueError(f"unsupported game state schema {schema!r}")
+        d["rules"] = make_rules(d["rules"])
+        d["players"] = tuple(d["players"])
+        d["exposed"] = [(int(s), int(t)) for s, t in d["exposed"]]
+        p = d["pending"]
+        d["pending"] = None if p is None else Pending(
+            p["player"], Choice(p["choice"]), p["card"], p["uno"], p["by"])
+        return cls(**d)

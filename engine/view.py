@@ -1,0 +1,97 @@
+"""``view_for``: the one choke point that turns a game state into what one player may see.
+
+It builds exactly the ``players``, ``hand`` and ``game`` parts of protocol.md's VIEW. Another
+player's cards, the draw pile's order and the seed never leave here; a spectator (``None``)
+gets no hand. Two additions the contract allows: ``game.legal`` (what this viewer may do now,
+so a client never decides legality itself) and ``game.drawn`` (the card a draw rule says the
+viewer must or may play), both only in the viewer's own copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from .actions import ActionKind
+from .cards import LETTER_TO_NAME
+from .legal import legal_actions
+from .state import GameState
+
+
+class SeatInfo(NamedTuple):
+    """What the room knows of a seat that the game does not: shown in ``players``."""
+
+    name: str
+    bot: bool = False
+    connected: bool = True
+
+
+def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | None = None,
+             now_ms: int | None = None) -> dict[str, Any]:
+    """What ``player`` (``None``: a spectator) may see of ``s``."""
+    ids = s.players
+    seat = s.seat_of(player) if player is not None else None
+    players = []
+    for i, pid in enumerate(ids):
+        info = table.get(pid) if table is not None else None
+        players.append({
+            "id": pid,
+            "name": info.name if info else pid,
+            "bot": info.bot if info else False,
+            "connected": info.connected if info else True,
+            "cards": len(s.hands[i]),
+            "eliminated": s.eliminated[i],
+            "uno": s.uno[i],
+            "score": s.scores[i],
+        })
+    over = s.winner is not None
+    stack = None
+    if s.stack_last:
+        stack = {"total": s.stack_total, "last": s.stack_last, "target": ids[s.turn]}
+    pending = None
+    if s.pending is not None:
+        pending = {"player": ids[s.pending.player], "choice": s.pending.choice.value}
+        if seat == s.pending.player:
+            pending["card"] = s.pending.card
+    game: dict[str, Any] = {
+        "top": s.discard[-1],
+        "color": LETTER_TO_NAME[s.color],
+        "direction": s.direction,
+        "turn": None if over else ids[s.turn],
+        "turn_deadline": s.turn_deadline,
+        "stack": stack,
+        "pending": pending,
+        "draw_pile": len(s.draw_pile),
+        "discard_pile": len(s.discard),
+        "set_aside": len(s.set_aside),
+        "exposed": [{"player": ids[who], "until": until} for who, until in s.exposed],
+        "dealer": ids[s.dealer],
+        "winner": ids[s.winner] if over else None,
+    }
+    if over:
+        assert s.winner is not None
+        game["revealed"] = {ids[i]: list(h) for i, h in enumerate(s.hands) if not s.eliminated[i]}
+        game["points"] = s.points
+        game["reason"] = s.end_reason
+    if seat is not None:
+        game["legal"] = _legal_hint(s, ids[seat], now_ms)
+        if s.turn == seat and s.drawn is not None and not over:
+            game["drawn"] = s.drawn
+    return {"players": players, "hand": list(s.hands[seat]) if seat is not None else [],
+            "game": game}
+
+
+def _legal_hint(s: GameState, player: str, now_ms: int | None) -> dict[str, Any]:
+    hint: dict[str, Any] = {"play": [], "draw": False, "pass": False, "choose": [],
+                            "cancel": False, "uno": False, "catch": []}
+    for a in legal_actions(s, player, now_ms):
+        kind = a.kind
+        if kind is ActionKind.PLAY:
+            hint["play"].append(a.card)
+        elif kind is ActionKind.CHOOSE:
+            hint["choose"].append(a.color or a.target or a.top)
+        elif kind is ActionKind.CATCH:
+            hint["catch"].append(a.target)
+        else:
+            hint[kind.value] = True
+    return hint

@@ -1,0 +1,85 @@
+"""Build game states from explicit hands and piles, for scenario tests.
+
+    s = build({"a": ["r-5", "w-draw6"], "b": ["b-2"]}, top="r-3", draw=["g-1", "y-2"])
+
+Seats are in the mapping's order; ``draw`` lists the draw pile bottom-first (its last card is
+drawn first); ``discard`` lists cards under ``top``. The colour defaults to the top's colour.
+Rules come from ``rules`` (a partial mapping over the ``mercyless`` preset); the turn timer is
+off unless asked for, so deadlines do not clutter assertions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from engine import CARD_INFO, GameState, Pending, Rules, apply, make_rules
+from engine.cards import NAME_TO_LETTER
+from engine.state import Choice
+
+NOW = 1_000_000
+
+
+def build(hands: dict[str, list[str]], *, top: str = "r-3", draw: list[str] | None = None,
+          discard: list[str] | None = None, set_aside: list[str] | None = None,
+          color: str | None = None, turn: str | None = None, direction: int = 1,
+          rules: dict[str, Any] | Rules | None = None, eliminated: list[str] = (),
+          dealer: str | None = None, stack: tuple[int, int] | None = None,
+          scores: dict[str, int] | None = None, exposed: dict[str, int] | None = None,
+          uno: list[str] = (), seed: str = "test") -> GameState:
+    if isinstance(rules, Rules):
+        r = rules
+    else:
+        opts = {"turn_timer_s": 0}
+        opts.update(rules or {})
+        r = make_rules(opts)
+    players = tuple(hands)
+    draw = list(draw if draw is not None else [])
+    pile = list(discard or []) + [top]
+    # deck composition must account for every card in play: derive it from what was laid out
+    all_cards = [c for h in hands.values() for c in h] + draw + pile + list(set_aside or [])
+    r = _with_deck(r, all_cards)
+    top_info = CARD_INFO[top]
+    letter = NAME_TO_LETTER[color] if color else (top_info.color if not top_info.wild else "r")
+    idx = {p: i for i, p in enumerate(players)}
+    s = GameState(
+        rules=r, players=players, seed=seed, rng_counter=0,
+        hands=[list(h) for h in hands.values()],
+        eliminated=[p in eliminated for p in players], uno=[p in uno for p in players],
+        scores=[(scores or {}).get(p, 0) for p in players],
+        draw_pile=draw, discard=pile, set_aside=list(set_aside or []), color=letter,
+        direction=direction, turn=idx[turn] if turn else 0,
+        dealer=idx[dealer] if dealer else len(players) - 1,
+    )
+    if stack:
+        s.stack_total, s.stack_last = stack
+    if exposed:
+        s.exposed = [(idx[p], until) for p, until in exposed.items()]
+    return s
+
+
+def _with_deck(r: Rules, cards: list[str]) -> Rules:
+    from dataclasses import replace
+
+    counts = Counter(cards)
+    return replace(r, deck=tuple(sorted(counts.items())))
+
+
+def pending(s: GameState, player: str, choice: str, card: str, by: str | None = None) -> GameState:
+    s.pending = Pending(s.players.index(player), Choice(choice), card,
+                        by=s.players.index(by) if by else -1)
+    return s
+
+
+def act(s: GameState, player: str | None, action, now_ms: int = NOW):
+    """Apply and return ``(state, events as wire dicts seen by player)``."""
+    t = apply(s, player, action, now_ms)
+    return t.state, [e.to_wire(player) for e in t.events]
+
+
+def kinds(events: list[dict]) -> list[str]:
+    return [e["kind"] for e in events]
+
+
+def hand(s: GameState, player: str) -> list[str]:
+    return s.hands[s.players.index(player)]
