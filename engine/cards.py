@@ -140,3 +140,12 @@ def build_deck(composition: dict[str, int] | tuple[tuple[str, int], ...]) -> lis
 def can_play_on(card: CardInfo, top: CardInfo, color: str) -> bool:
     """rules.md "A turn": a card matches the current colour, number or symbol, or is a wild."""
     return card.wild or card.color == color or (card.symbol is not None and card.symbol == top.symbol)
+
+
+#: ``PLAYABLE[(colour letter, top code)]``: every code :func:`can_play_on` accepts there. The
+#: hot paths (legal moves for every view, bots, simulations) test membership instead.
+PLAYABLE: dict[tuple[str, str], frozenset[str]] = {
+    (color, top): frozenset(c for c, info in CARD_INFO.items() if can_play_on(info, CARD_INFO[top], color))
+    for color in COLOR_LETTERS
+    for top in CARD_INFO
+}

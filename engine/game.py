@@ -11,16 +11,56 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .actions import Action, ActionKind
-from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, NAME_TO_LETTER, Kind, build_deck
+from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, NAME_TO_LETTER, PLAYABLE, Kind, build_deck
 from .errors import ErrorCode, IllegalAction
 from .events import Event, EventKind
 from .mechanics import begin_turn, draw_cards, eliminate, end_round, hand_changed, is_playable
-from .plays import can_play, penalty_draw, play_card, roulette, verify_play, verify_target
+from .plays import penalty_draw, play_card, roulette, verify_play, verify_target
 from .rng import Rng
 from .rules import DrawRule, FirstCard, Rules
 from .state import Choice, GameState
 
+# Enum members bound once: attribute access on an Enum class costs ~150 ns on CPython 3.11,
+# and the rules are checked on every move of every simulated game.
+A_CANCEL = ActionKind.CANCEL
+A_CATCH = ActionKind.CATCH
+A_CHOOSE = ActionKind.CHOOSE
+A_DRAW = ActionKind.DRAW
+A_EXPIRE = ActionKind.EXPIRE
+A_PASS = ActionKind.PASS
+A_PLAY = ActionKind.PLAY
+A_RESOLVE = ActionKind.RESOLVE
+A_TIMEOUT = ActionKind.TIMEOUT
+A_UNO = ActionKind.UNO
+C_COLOR = Choice.COLOR
+C_ROULETTE_COLOR = Choice.ROULETTE_COLOR
+C_TARGET = Choice.TARGET
+C_TOP = Choice.TOP
+DRAW_ONE = DrawRule.ONE
+DRAW_UNTIL_PLAYABLE = DrawRule.UNTIL_PLAYABLE
+EV_CANCELLED = EventKind.CANCELLED
+EV_CAUGHT = EventKind.CAUGHT
+EV_DREW = EventKind.DREW
+EV_PASSED = EventKind.PASSED
+EV_REVERSED = EventKind.REVERSED
+EV_SKIPPED = EventKind.SKIPPED
+EV_STARTED = EventKind.STARTED
+EV_TIMED_OUT = EventKind.TIMED_OUT
+EV_TOOK_STACK = EventKind.TOOK_STACK
+EV_UNO = EventKind.UNO
+EV_WINDOW_CLOSED = EventKind.WINDOW_CLOSED
+FIRST_APPLY = FirstCard.APPLY
+K_DRAW2 = Kind.DRAW2
+K_DRAW4 = Kind.DRAW4
+K_NUMBER = Kind.NUMBER
+K_REVERSE = Kind.REVERSE
+K_SKIP = Kind.SKIP
+K_SKIP_ALL = Kind.SKIP_ALL
+
 MAX_SEATS = 20
+
+#: Why an action is refused: an error code and a message (raised as IllegalAction by verify_*).
+Refusal = tuple[ErrorCode, str]
 
 
 class Transition(NamedTuple):
@@ -58,7 +98,7 @@ def new_game(players: Sequence[str], rules: Rules, seed: str, *, dealer: int | N
         turn=(dealer + 1) % n, dealer=dealer)
     events: list[Event] = []
     _flip_first_card(s, events, rng, now_ms)
-    events.insert(0, Event(EventKind.STARTED, {
+    events.insert(0, Event(EV_STARTED, {
         "dealer": players[dealer], "top": s.discard[-1], "color": LETTER_TO_NAME[s.color]}))
     return Transition(s, tuple(events))
 
@@ -67,7 +107,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
     """rules.md "Setup", option ``first_card``."""
     pile = s.draw_pile
     first = (s.dealer + 1) % len(s.players)
-    apply_mode = s.rules.first_card is FirstCard.APPLY
+    apply_mode = s.rules.first_card is FIRST_APPLY
     while True:
         if not pile:  # a custom deck with no suitable card left: play on what is on top
             break
@@ -78,7 +118,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
             s.rng_counter = rng.counter
             continue
         s.discard.append(card)
-        if info.kind is Kind.NUMBER or (apply_mode and not info.wild):
+        if info.kind is K_NUMBER or (apply_mode and not info.wild):
             break
     top = CARD_INFO[s.discard[-1]]
     s.color = top.color if not top.wild else COLOR_LETTERS[0]
@@ -86,26 +126,33 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
     if not apply_mode:
         return
     kind = top.kind
-    if kind is Kind.SKIP:
-        events.append(Event(EventKind.SKIPPED, {"players": [s.players[first]]}))
+    if kind is K_SKIP:
+        events.append(Event(EV_SKIPPED, {"players": [s.players[first]]}))
         begin_turn(s, s.next_active(first), now_ms)
-    elif kind is Kind.REVERSE:
+    elif kind is K_REVERSE:
         s.direction = -1
-        events.append(Event(EventKind.REVERSED, {"direction": -1}))
+        events.append(Event(EV_REVERSED, {"direction": -1}))
         begin_turn(s, s.dealer, now_ms)
-    elif kind is Kind.SKIP_ALL:
+    elif kind is K_SKIP_ALL:
         begin_turn(s, s.dealer, now_ms)
-    elif kind in (Kind.DRAW2, Kind.DRAW4):
+    elif kind in (K_DRAW2, K_DRAW4):
         penalty_draw(s, events, first, top.draw, now_ms)
         if s.winner is None:
-            events.append(Event(EventKind.SKIPPED, {"players": [s.players[first]]}))
+            events.append(Event(EV_SKIPPED, {"players": [s.players[first]]}))
             begin_turn(s, s.next_active(first), now_ms)
 
 
 # -- applying actions -------------------------------------------------------------------------
 
-def apply(state: GameState, player: str | None, action: Action, now_ms: int) -> Transition:
-    """Apply ``action`` by ``player`` (``None`` for the server's own timed steps) at ``now_ms``."""
+def apply(state: GameState, player: str | None, action: Action, now_ms: int, *,
+          in_place: bool = False) -> Transition:
+    """Apply ``action`` by ``player`` (``None`` for the server's own timed steps) at ``now_ms``.
+
+    The given state is left as it was and a changed copy is returned; with ``in_place=True``
+    (for simulations and bots that keep their own copies) the given state itself is changed and
+    returned. Either way a refused action changes nothing: every handler verifies before it
+    changes anything.
+    """
     if state.winner is not None:
         raise IllegalAction(ErrorCode.GAME_OVER, "the round is over")
     handler = _HANDLERS.get(action.kind)
@@ -124,7 +171,7 @@ def apply(state: GameState, player: str | None, action: Action, now_ms: int) -> 
         if state.eliminated[found]:
             raise IllegalAction(ErrorCode.ELIMINATED, "you are out of this round")
         seat = found
-    s = state.clone()
+    s = state if in_place else state.clone()
     events: list[Event] = []
     handler(s, events, seat, action, now_ms)
     s.moves += 1
@@ -146,21 +193,21 @@ def _do_play(s: GameState, events: list[Event], seat: int, action: Action, now_m
     play_card(s, events, seat, verify_play(s, seat, action), now_ms)
 
 
-def draw_refusal(s: GameState, seat: int) -> IllegalAction | None:
+def draw_refusal(s: GameState, seat: int) -> Refusal | None:
     """Why ``seat`` may not draw now, or ``None`` (rules.md option ``draw``; with a stack: take it).
     The turn itself is checked by the caller."""
     if s.stack_last:
         return None
     mode = s.rules.draw
-    if mode is DrawRule.UNTIL_PLAYABLE:
+    if mode is DRAW_UNTIL_PLAYABLE:
         if s.drawn is not None:
-            return IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
-        if any(is_playable(s, c) for c in s.hands[seat]):
-            return IllegalAction(ErrorCode.DRAW_NOT_ALLOWED, "you have a playable card")
-    elif mode is DrawRule.ONE and s.drew:
-        return IllegalAction(ErrorCode.DRAW_NOT_ALLOWED, "you already drew this turn")
+            return (ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
+        if not PLAYABLE[s.color, s.discard[-1]].isdisjoint(s.hands[seat]):
+            return (ErrorCode.DRAW_NOT_ALLOWED, "you have a playable card")
+    elif mode is DRAW_ONE and s.drew:
+        return (ErrorCode.DRAW_NOT_ALLOWED, "you already drew this turn")
     if not (s.draw_pile or len(s.discard) > 1 or s.set_aside):
-        return IllegalAction(ErrorCode.DRAW_NOT_ALLOWED, "no card is left to draw")
+        return (ErrorCode.DRAW_NOT_ALLOWED, "no card is left to draw")
     return None
 
 
@@ -168,7 +215,7 @@ def verify_draw(s: GameState, seat: int) -> None:
     _verify_turn(s, seat)
     refusal = draw_refusal(s, seat)
     if refusal is not None:
-        raise refusal
+        raise IllegalAction(*refusal)
 
 
 def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
@@ -178,7 +225,7 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
     if s.stack_last:
         cards, busted = draw_cards(s, events, seat, s.stack_total)
         s.stack_total = s.stack_last = 0
-        events.append(Event(EventKind.TOOK_STACK, {"player": player, "count": len(cards)},
+        events.append(Event(EV_TOOK_STACK, {"player": player, "count": len(cards)},
                             player, {"cards": cards}))
         if busted:
             eliminate(s, events, seat, now_ms)
@@ -186,30 +233,30 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
             begin_turn(s, s.next_active(seat), now_ms)
         return
     mode = s.rules.draw
-    cards, busted = draw_cards(s, events, seat, 1 << 30 if mode is DrawRule.UNTIL_PLAYABLE else 1,
+    cards, busted = draw_cards(s, events, seat, 1 << 30 if mode is DRAW_UNTIL_PLAYABLE else 1,
                                until_playable=True)
-    events.append(Event(EventKind.DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
+    events.append(Event(EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
     if busted:
         eliminate(s, events, seat, now_ms)
         return
     s.drew = True
-    if mode is DrawRule.ONE or (mode is DrawRule.UNTIL_PLAYABLE and cards and is_playable(s, cards[-1])):
+    if mode is DRAW_ONE or (mode is DRAW_UNTIL_PLAYABLE and cards and is_playable(s, cards[-1])):
         s.drawn = cards[-1]
 
 
-def pass_refusal(s: GameState, seat: int) -> IllegalAction | None:
+def pass_refusal(s: GameState, seat: int) -> Refusal | None:
     """Why ``seat`` may not pass, or ``None``: ``pass`` is legal after a ``one`` draw, or when
     one can neither play nor draw (rules.md "A turn"); never against a stack."""
     if s.stack_last:
-        return IllegalAction(ErrorCode.STACK_PENDING, "a stack is aimed at you: answer it or take it")
-    if s.rules.draw is DrawRule.ONE and s.drew:
+        return (ErrorCode.STACK_PENDING, "a stack is aimed at you: answer it or take it")
+    if s.rules.draw is DRAW_ONE and s.drew:
         return None
     if s.drawn is not None:
-        return IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
+        return (ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
     if s.draw_pile or len(s.discard) > 1 or s.set_aside:
-        return IllegalAction(ErrorCode.PASS_NOT_ALLOWED, "you can still draw")
-    if any(can_play(s, c) for c in s.hands[seat]):
-        return IllegalAction(ErrorCode.PASS_NOT_ALLOWED, "you have a playable card")
+        return (ErrorCode.PASS_NOT_ALLOWED, "you can still draw")
+    if not PLAYABLE[s.color, s.discard[-1]].isdisjoint(s.hands[seat]):
+        return (ErrorCode.PASS_NOT_ALLOWED, "you have a playable card")
     return None
 
 
@@ -217,12 +264,12 @@ def verify_pass(s: GameState, seat: int) -> None:
     _verify_turn(s, seat)
     refusal = pass_refusal(s, seat)
     if refusal is not None:
-        raise refusal
+        raise IllegalAction(*refusal)
 
 
 def _do_pass(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
     verify_pass(s, seat)
-    events.append(Event(EventKind.PASSED, {"player": s.players[seat]}))
+    events.append(Event(EV_PASSED, {"player": s.players[seat]}))
     s.passes += 1
     active = s.active_seats()
     if s.passes >= len(active):
@@ -243,24 +290,24 @@ def _do_choose(s: GameState, events: list[Event], seat: int, action: Action, now
     if pending is None or pending.player != seat:
         raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for your choice")
     choice = pending.choice
-    if choice is Choice.ROULETTE_COLOR:
+    if choice is C_ROULETTE_COLOR:
         letter = NAME_TO_LETTER.get(action.color or "")
         if letter is None or action.target is not None or action.top is not None:
             raise IllegalAction(ErrorCode.BAD_COLOR, "name a colour: red, yellow, green or blue")
         s.pending = None
         roulette(s, events, seat, letter, pending.by, now_ms)
         return
-    play = Action(ActionKind.PLAY, pending.card, uno=pending.uno,
-                  color=action.color if choice is Choice.COLOR else None,
-                  target=action.target if choice is Choice.TARGET else None,
-                  top=action.top if choice is Choice.TOP else None)
-    missing = {Choice.COLOR: (play.color, ErrorCode.BAD_COLOR),
-               Choice.TARGET: (play.target, ErrorCode.BAD_TARGET),
-               Choice.TOP: (play.top, ErrorCode.BAD_TOP)}[choice]
+    play = Action(A_PLAY, pending.card, uno=pending.uno,
+                  color=action.color if choice is C_COLOR else None,
+                  target=action.target if choice is C_TARGET else None,
+                  top=action.top if choice is C_TOP else None)
+    missing = {C_COLOR: (play.color, ErrorCode.BAD_COLOR),
+               C_TARGET: (play.target, ErrorCode.BAD_TARGET),
+               C_TOP: (play.top, ErrorCode.BAD_TOP)}[choice]
     if missing[0] is None:
         raise IllegalAction(missing[1], f"choose a {choice.value}")
-    s.pending = None
     verified = verify_play(s, seat, play)
+    s.pending = None
     play_card(s, events, seat, verified, now_ms)
 
 
@@ -268,10 +315,10 @@ def _do_cancel(s: GameState, events: list[Event], seat: int, action: Action, now
     pending = s.pending
     if pending is None or pending.player != seat:
         raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for your choice")
-    if pending.choice is Choice.ROULETTE_COLOR:
+    if pending.choice is C_ROULETTE_COLOR:
         raise IllegalAction(ErrorCode.CANCEL_NOT_ALLOWED, "the roulette's colour must be named")
     s.pending = None
-    events.append(Event(EventKind.CANCELLED, {"player": s.players[seat]}))
+    events.append(Event(EV_CANCELLED, {"player": s.players[seat]}))
 
 
 def _do_uno(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
@@ -279,9 +326,11 @@ def _do_uno(s: GameState, events: list[Event], seat: int, action: Action, now_ms
         raise IllegalAction(ErrorCode.NOT_ONE_CARD, "call UNO when you hold one card")
     if s.uno[seat]:
         raise IllegalAction(ErrorCode.ALREADY_CALLED, "you already called UNO")
-    s.uno[seat] = True
+    uno = s.uno[:]
+    uno[seat] = True
+    s.uno = uno
     s.exposed = [e for e in s.exposed if e[0] != seat]
-    events.append(Event(EventKind.UNO, {"player": s.players[seat]}))
+    events.append(Event(EV_UNO, {"player": s.players[seat]}))
 
 
 def exposed_until(s: GameState, seat: int) -> int | None:
@@ -301,7 +350,7 @@ def _do_catch(s: GameState, events: list[Event], seat: int, action: Action, now_
     s.exposed = [e for e in s.exposed if e[0] != target]
     cards, busted = draw_cards(s, events, target, s.rules.uno_penalty)
     victim = s.players[target]
-    events.append(Event(EventKind.CAUGHT, {"player": victim, "by": s.players[seat], "count": len(cards)},
+    events.append(Event(EV_CAUGHT, {"player": victim, "by": s.players[seat], "count": len(cards)},
                         victim, {"cards": cards}))
     if busted:
         eliminate(s, events, target, now_ms)
@@ -315,7 +364,7 @@ def _do_expire(s: GameState, events: list[Event], seat: int, action: Action, now
         raise IllegalAction(ErrorCode.TOO_EARLY, "no catch window has ended")
     s.exposed = [e for e in s.exposed if e[1] > now_ms]
     for who, _ in due:
-        events.append(Event(EventKind.WINDOW_CLOSED, {"player": s.players[who]}))
+        events.append(Event(EV_WINDOW_CLOSED, {"player": s.players[who]}))
 
 
 def default_choice(s: GameState) -> Action:
@@ -327,19 +376,19 @@ def default_choice(s: GameState) -> Action:
     pending = s.pending
     assert pending is not None
     seat = pending.player
-    if pending.choice in (Choice.COLOR, Choice.ROULETTE_COLOR):
+    if pending.choice in (C_COLOR, C_ROULETTE_COLOR):
         counts = {c: 0 for c in COLOR_LETTERS}
         for card in s.hands[seat]:
             letter = CARD_INFO[card].color
             if letter in counts:
                 counts[letter] += 1
         best = max(COLOR_LETTERS, key=lambda c: (counts[c], -COLOR_LETTERS.index(c)))
-        return Action(ActionKind.CHOOSE, color=LETTER_TO_NAME[best])
-    if pending.choice is Choice.TARGET:
+        return Action(A_CHOOSE, color=LETTER_TO_NAME[best])
+    if pending.choice is C_TARGET:
         others = [i for i in s.active_seats() if i != seat]
         target = min(others, key=lambda i: (len(s.hands[i]), i))
-        return Action(ActionKind.CHOOSE, target=s.players[target])
-    return Action(ActionKind.CHOOSE, top=pending.card)
+        return Action(A_CHOOSE, target=s.players[target])
+    return Action(A_CHOOSE, top=pending.card)
 
 
 def _do_resolve(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
@@ -354,13 +403,13 @@ def _do_timeout(s: GameState, events: list[Event], seat: int, action: Action, no
     if s.turn_deadline is None or now_ms < s.turn_deadline:
         raise IllegalAction(ErrorCode.TOO_EARLY, "the turn time has not run out")
     seat = s.pending.player if s.pending is not None else s.turn
-    events.append(Event(EventKind.TIMED_OUT, {"player": s.players[seat]}))
+    events.append(Event(EV_TIMED_OUT, {"player": s.players[seat]}))
     from .autoplay import auto_action  # late import: autoplay builds on this module
 
     for _ in range(4 * s.deck_size + 8):  # each step ends the turn or draws a card
         ends_turn = s.stack_last > 0 or s.pending is not None
         act = auto_action(s, seat)
-        ends_turn = ends_turn or act.kind is not ActionKind.DRAW
+        ends_turn = ends_turn or act.kind is not A_DRAW
         _HANDLERS[act.kind](s, events, seat, act, now_ms)
         if ends_turn or s.winner is not None or s.eliminated[seat] or s.turn != seat:
             return
@@ -368,18 +417,18 @@ def _do_timeout(s: GameState, events: list[Event], seat: int, action: Action, no
 
 
 _HANDLERS: dict[ActionKind, Callable[[GameState, list[Event], int, Action, int], None]] = {
-    ActionKind.PLAY: _do_play,
-    ActionKind.DRAW: _do_draw,
-    ActionKind.PASS: _do_pass,
-    ActionKind.CHOOSE: _do_choose,
-    ActionKind.CANCEL: _do_cancel,
-    ActionKind.UNO: _do_uno,
-    ActionKind.CATCH: _do_catch,
-    ActionKind.EXPIRE: _do_expire,
-    ActionKind.TIMEOUT: _do_timeout,
-    ActionKind.RESOLVE: _do_resolve,
+    A_PLAY: _do_play,
+    A_DRAW: _do_draw,
+    A_PASS: _do_pass,
+    A_CHOOSE: _do_choose,
+    A_CANCEL: _do_cancel,
+    A_UNO: _do_uno,
+    A_CATCH: _do_catch,
+    A_EXPIRE: _do_expire,
+    A_TIMEOUT: _do_timeout,
+    A_RESOLVE: _do_resolve,
 }
-_SYSTEM = frozenset({ActionKind.EXPIRE, ActionKind.TIMEOUT, ActionKind.RESOLVE})
+_SYSTEM = frozenset({A_EXPIRE, A_TIMEOUT, A_RESOLVE})
 
 
 def next_deadline(s: GameState) -> tuple[ActionKind, int] | None:
@@ -388,9 +437,9 @@ def next_deadline(s: GameState) -> tuple[ActionKind, int] | None:
         return None
     best: tuple[ActionKind, int] | None = None
     if s.exposed:
-        best = (ActionKind.EXPIRE, min(t for _, t in s.exposed))
+        best = (A_EXPIRE, min(t for _, t in s.exposed))
     if s.turn_deadline is not None and (best is None or s.turn_deadline < best[1]):
-        best = (ActionKind.TIMEOUT, s.turn_deadline)
+        best = (A_TIMEOUT, s.turn_deadline)
     return best
 
 

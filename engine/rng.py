@@ -9,6 +9,7 @@ state lives in the game state and round-trips through JSON as two plain values.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import MutableSequence
 from typing import TypeVar
 
@@ -18,9 +19,11 @@ _WORDS_PER_BLOCK = 8
 _MASK32 = 1 << 32
 
 
+_WORDS = struct.Struct(">8I")
+
+
 def _block(seed: bytes, index: int) -> tuple[int, ...]:
-    digest = hashlib.sha256(seed + index.to_bytes(8, "big")).digest()
-    return tuple(int.from_bytes(digest[i : i + 4], "big") for i in range(0, 32, 4))
+    return _WORDS.unpack(hashlib.sha256(seed + index.to_bytes(8, "big")).digest())
 
 
 class Rng:
@@ -56,7 +59,13 @@ class Rng:
                 return w % n
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher-Yates, in place."""
+        """Fisher-Yates, in place (``below`` inlined: a deal shuffles every card)."""
+        word = self.word
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            limit = _MASK32 - (_MASK32 % n)
+            w = word()
+            while w >= limit:
+                w = word()
+            j = w % n
             items[i], items[j] = items[j], items[i]

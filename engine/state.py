@@ -92,6 +92,9 @@ class GameState:
         except ValueError:
             return None
 
+    def active_count(self) -> int:
+        return self.eliminated.count(False)
+
     def active_seats(self) -> list[int]:
         return [i for i, out in enumerate(self.eliminated) if not out]
 
@@ -117,17 +120,15 @@ class GameState:
     # -- copying and serialisation -----------------------------------------------------------
 
     def clone(self) -> GameState:
-        """A copy that shares nothing mutable with this state."""
+        """A copy that may be changed without changing this state.
+
+        Copy-on-write keeps this cheap: the engine never changes a list of a state in place
+        (a hand, a pile, ``uno``, ``scores``...) but builds a new list and assigns it, so a clone
+        shares every list but the outer list of hands, which swaps and passes assign into.
+        """
         new = GameState.__new__(GameState)
         d = self.__dict__.copy()
-        d["hands"] = [h[:] for h in self.hands]
-        d["eliminated"] = self.eliminated[:]
-        d["uno"] = self.uno[:]
-        d["scores"] = self.scores[:]
-        d["draw_pile"] = self.draw_pile[:]
-        d["discard"] = self.discard[:]
-        d["set_aside"] = self.set_aside[:]
-        d["exposed"] = self.exposed[:]
+        d["hands"] = self.hands[:]
         new.__dict__ = d
         return new
 

@@ -17,6 +17,12 @@ from .cards import LETTER_TO_NAME
 from .legal import legal_actions
 from .state import GameState
 
+# Enum members bound once: attribute access on an Enum class costs ~150 ns on CPython 3.11,
+# and the rules are checked on every move of every simulated game.
+A_CATCH = ActionKind.CATCH
+A_CHOOSE = ActionKind.CHOOSE
+A_PLAY = ActionKind.PLAY
+
 
 class SeatInfo(NamedTuple):
     """What the room knows of a seat that the game does not: shown in ``players``."""
@@ -86,11 +92,11 @@ def _legal_hint(s: GameState, player: str, now_ms: int | None) -> dict[str, Any]
                             "cancel": False, "uno": False, "catch": []}
     for a in legal_actions(s, player, now_ms):
         kind = a.kind
-        if kind is ActionKind.PLAY:
+        if kind is A_PLAY:
             hint["play"].append(a.card)
-        elif kind is ActionKind.CHOOSE:
+        elif kind is A_CHOOSE:
             hint["choose"].append(a.color or a.target or a.top)
-        elif kind is ActionKind.CATCH:
+        elif kind is A_CATCH:
             hint["catch"].append(a.target)
         else:
             hint[kind.value] = True
