@@ -149,8 +149,6 @@ def verify_play(s: GameState, seat: int, action: Action) -> Play:
     else:
         if s.drawn is not None and card != s.drawn:
             raise IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "you may only play the card you drew")
-        if s.drew and s.drawn is None and s.rules.draw is DRAW_ONE:
-            raise IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "you drew a card you cannot play: pass")
         if card not in PLAYABLE[s.color, s.discard[-1]]:
             raise IllegalAction(ErrorCode.ILLEGAL_CARD, "that card does not match colour, number or symbol")
     rules = s.rules
@@ -180,7 +178,10 @@ def verify_play(s: GameState, seat: int, action: Action) -> Play:
     top: str | None = None
     if kind is K_DISCARD_ALL and rules.discard_all_top is TOP_CHOOSE:
         top = verify_top(hand, card, info, action.top)
-        if top is None and len(discard_set(hand, card, info)) > 0:
+        extras = len(discard_set(hand, card, info))
+        if extras + 1 == len(hand):
+            last = True  # the Discard All empties the hand: it wins at once
+        elif top is None and extras > 0:
             needs = C_TOP
     elif action.top is not None:
         raise IllegalAction(ErrorCode.BAD_TOP, "this card takes no top")

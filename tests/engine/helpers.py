@@ -35,7 +35,7 @@ def build(hands: dict[str, list[str]], *, top: str = "r-3", draw: list[str] | No
         r = make_rules(opts)
     players = tuple(hands)
     draw = list(draw if draw is not None else [])
-    pile = list(discard or []) + [top]
+    pile = [*list(discard or []), top]
     # deck composition must account for every card in play: derive it from what was laid out
     all_cards = [c for h in hands.values() for c in h] + draw + pile + list(set_aside or [])
     r = _with_deck(r, all_cards)
