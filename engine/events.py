@@ -42,6 +42,7 @@ class EventKind(StrEnum):
     WINDOW_CLOSED = "window_closed"  # a catch window ran out; the player is safe
     TIMED_OUT = "timed_out"  # the server acts for a player whose turn time ran out
     RESHUFFLED = "reshuffled"  # discard pile and set-aside hands became the draw pile
+    RULES_CHANGED = "rules_changed"  # the host changed the rules in the lobby
 
 
 class Event(NamedTuple):

@@ -1,0 +1,1 @@
+"""Mercyless server: FastAPI app, WebSocket sessions, Redis-backed rooms, timers and bots."""

@@ -1,0 +1,285 @@
+"""The room's single writer: one inbox per room per process, processed one intent at a time.
+
+Every intent (a player's message, a join, a socket that opens or drops, a timer tick) runs
+against the room as last committed, then the change is committed to Redis with a version
+check. Losing that check means another process committed first: the room is reloaded and the
+intent runs again on the new state (so an UNO call or a catch is judged against the current
+state, never refused for being sent against an older version). After a commit the actor sends
+each local socket its patch and re-arms the room's deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from redis.exceptions import RedisError
+
+from engine import Event, autoplay
+
+from . import bots, logic
+from .diff import diff
+from .protocol import Err, dumps
+from .room import Loaded, Room, room_part, room_view
+from .store import Duplicate, Stale
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .hub import Hub
+
+log = logging.getLogger("mercyless.room")
+MAX_RETRIES = 8
+TICK_STEPS = 200
+
+Run = Callable[[Loaded, int], list[Event]]
+
+
+class Intent:
+    """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events."""
+
+    __slots__ = ("answer_field", "done", "kind", "msg_id", "remote", "run")
+
+    def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None) -> None:
+        self.kind = kind
+        self.run = run
+        self.msg_id = msg_id
+        self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
+        self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.remote: tuple[int, list[Event]] | None = None
+
+    def resolve(self, answer: dict[str, Any]) -> None:
+        if not self.done.done():
+            self.done.set_result(answer)
+
+
+def _no_change(loaded: Loaded, now: int) -> list[Event]:
+    raise logic.NoChange
+
+
+def ack(msg_id: str | None) -> dict[str, Any]:
+    return {"type": "ack", "id": msg_id}
+
+
+def error(msg_id: str | None, code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "id": msg_id, "code": str(code), "message": message}
+
+
+class RoomActor:
+    def __init__(self, hub: Hub, code: str) -> None:
+        self.hub = hub
+        self.code = code
+        self.loaded: Loaded | None = None
+        self.inbox: asyncio.Queue[Intent] = asyncio.Queue()
+        self.task = asyncio.create_task(self._loop(), name=f"room-{code}")
+        self.ticking = False
+
+    def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
+        self.inbox.put_nowait(intent)
+        return intent.done
+
+    def submit_remote(self, version: int, events: list[Event]) -> None:
+        """Another process committed ``version``: catch up and patch the local sockets."""
+        intent = Intent("remote", _no_change)
+        intent.remote = (version, events)
+        self.inbox.put_nowait(intent)
+
+    async def _catch_up(self, version: int, events: list[Event]) -> None:
+        if self.loaded is not None and self.loaded.room.version >= version:
+            return
+        found = await self.hub.store.load(self.code)
+        if found is None:
+            return
+        stored, document = found
+        if self.loaded is not None and self.loaded.room.version >= stored:
+            return
+        room = Room.from_dict(document)
+        room.version = stored
+        self.loaded = Loaded(room)
+        self.fanout(self.loaded, events if stored == version else [], self.hub.clock.now_ms())
+
+    async def _loop(self) -> None:
+        while True:
+            intent = await self.inbox.get()
+            try:
+                if intent.remote is not None:
+                    await self._catch_up(*intent.remote)
+                    continue
+                await self._process(intent)
+            except Exception:  # a bug must never kill the room
+                log.exception("intent %s failed", intent.kind, extra={"room": self.code})
+                self.loaded = None
+                intent.resolve(error(intent.msg_id, Err.INTERNAL, "internal error"))
+
+    async def load(self) -> Loaded | None:
+        if self.loaded is None:
+            found = await self.hub.store.load(self.code)
+            if found is None:
+                return None
+            version, document = found
+            room = Room.from_dict(document)
+            room.version = version
+            self.loaded = Loaded(room)
+        return self.loaded
+
+    async def _process(self, intent: Intent) -> None:
+        hub = self.hub
+        for _ in range(MAX_RETRIES):
+            try:
+                loaded = await self.load()
+            except RedisError:
+                intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, try again"))
+                return
+            if loaded is None:
+                intent.resolve(error(intent.msg_id, Err.ROOM_NOT_FOUND, "no such room"))
+                return
+            if intent.answer_field:
+                try:
+                    earlier = await hub.store.answer(self.code, intent.answer_field)
+                except RedisError:
+                    intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, try again"))
+                    return
+                if earlier is not None:
+                    intent.resolve(earlier)
+                    return
+            now = hub.clock.now_ms()
+            try:
+                events = intent.run(loaded, now)
+            except logic.NoChange:
+                intent.resolve(ack(intent.msg_id))
+                self.after_no_change()
+                return
+            except logic.Refused as refused:
+                answer = error(intent.msg_id, refused.code, refused.message)
+                if intent.answer_field:
+                    try:
+                        earlier = await hub.store.remember(self.code, intent.answer_field, answer)
+                    except RedisError:
+                        earlier = None
+                    answer = earlier or answer
+                intent.resolve(answer)
+                return
+            except Exception:
+                self.loaded = None  # whatever the bug changed is thrown away
+                raise
+            bots.schedule(loaded, now, hub.settings)
+            answer = ack(intent.msg_id)
+            try:
+                await self.commit(loaded, events, now, intent.answer_field, answer)
+            except Stale:
+                self.loaded = None
+                continue
+            except Duplicate as dup:
+                self.loaded = None
+                intent.resolve(dup.answer)
+                return
+            except RedisError:
+                self.loaded = None
+                intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, try again"))
+                return
+            intent.resolve(answer)
+            return
+        self.loaded = None
+        intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "the room is busy, try again"))
+
+    async def commit(self, loaded: Loaded, events: list[Event], now: int,
+                     answer_field: str = "", answer: dict[str, Any] | None = None) -> None:
+        hub = self.hub
+        room = loaded.room
+        expected = room.version
+        room.version += 1
+        room.updated_ms = now
+        room.game = loaded.game.to_dict() if loaded.game is not None else None
+        document = orjson.dumps(room)
+        message = b""
+        if hub.publishes:
+            message = orjson.dumps({"origin": hub.origin, "version": room.version,
+                                    "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
+        try:
+            await hub.store.commit(self.code, expected, room.version, document, answer_field,
+                                   orjson.dumps(answer) if answer_field else b"", message)
+        except BaseException:
+            room.version = expected
+            raise
+        hub.metrics.commits += 1
+        self.fanout(loaded, events, now)
+        due = bots.next_due(loaded, hub.settings)
+        await hub.arm(self.code, due)
+
+    def fanout(self, loaded: Loaded, events: list[Event], now: int) -> None:
+        conns = self.hub.connections.get(self.code)
+        if not conns:
+            return
+        room = loaded.room
+        part = room_part(room)
+        members = {s.id for s in room.seats} | {s.id for s in room.spectators}
+        for conn in list(conns.values()):
+            if conn.player not in members:  # removed by the host, or left
+                conn.close(4401)
+                continue
+            self.send_update(conn, loaded, events, now, part)
+
+    def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
+                    part: dict[str, Any] | None = None) -> None:
+        room = loaded.room
+        view = room_view(loaded, conn.player, now, part)
+        if conn.view is None or conn.version != room.version - 1:
+            conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
+                             "now": now, "state": view}))
+        else:
+            conn.send(dumps({"type": "patch", "version": room.version, "now": now,
+                             "ops": diff(conn.view, view),
+                             "events": [e.to_wire(conn.player) for e in events]}))
+        conn.view = view
+        conn.version = room.version
+
+    def welcome(self, conn: Connection) -> None:
+        """Send ``conn`` the whole view at the current version (hello, sync)."""
+        if self.loaded is None:
+            return
+        room = self.loaded.room
+        now = self.hub.clock.now_ms()
+        view = room_view(self.loaded, conn.player, now)
+        conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
+                         "now": now, "state": view}))
+        conn.view = view
+        conn.version = room.version
+
+    def after_no_change(self) -> None:
+        """Connections that still wait for their first view get it now."""
+        conns = self.hub.connections.get(self.code)
+        if conns and self.loaded is not None:
+            for conn in conns.values():
+                if conn.view is None:
+                    self.welcome(conn)
+
+    # -- timers -------------------------------------------------------------------------------
+
+    def tick_intent(self) -> Intent:
+        return Intent("tick", self._tick)
+
+    def _tick(self, loaded: Loaded, now: int) -> list[Event]:
+        step = bots.due_step(loaded, now, self.hub.settings)
+        if step is None:
+            raise logic.NoChange
+        kind, what = step
+        if kind == "grace":
+            events = logic.replace_by_bot(loaded, what)
+        elif kind == "system":
+            events = logic.game_action(loaded, None, what, now)
+        else:
+            player, action = what
+            try:
+                events = logic.game_action(loaded, player, action, now)
+            except logic.Refused as refused:  # a policy bug must not stall the table
+                log.error("bot move refused (%s): %s", refused.code, action, extra={"room": self.code})
+                game = loaded.game
+                assert game is not None
+                fallback = autoplay.auto_action(game.clone(), game.players.index(player))
+                events = logic.game_action(loaded, player, fallback, now)
+        bots.schedule(loaded, now, self.hub.settings, acted=what[0] if kind == "bot" else None)
+        # more may be due at once (bots with no think time, several expiries)
+        self.inbox.put_nowait(self.tick_intent())
+        return events

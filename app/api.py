@@ -1,0 +1,134 @@
+"""HTTP routes (protocol.md "HTTP"). Errors are ``{"error": {"code", "message"}}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+from redis.exceptions import RedisError
+
+from engine import Event, rules_catalog
+
+from . import logic
+from .actor import Intent
+from .codes import clean_name, new_code, normalize_code
+from .hub import Hub
+from .protocol import Err
+from .room import Loaded, Room, summary
+from .store import Stale
+
+router = APIRouter()
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = str(code)
+        self.message = message
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+class CreateRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    rules: dict[str, Any] = {}
+
+
+class JoinRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+
+
+def _hub(request: Request) -> Hub:
+    return request.app.state.hub
+
+
+def _name(raw: str) -> str:
+    name = clean_name(raw)
+    if name is None:
+        raise ApiError(400, Err.BAD_NAME, "names are 1-24 printable characters")
+    return name
+
+
+@router.post("/api/rooms", status_code=201)
+async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    name = _name(body.name)
+    now = hub.clock.now_ms()
+    for _ in range(20):
+        code = new_code()
+        try:
+            room, pid, token = logic.new_room(code, name, body.rules, now)
+        except logic.Refused as refused:
+            raise ApiError(400, refused.code, refused.message) from None
+        room.version = 1
+        try:
+            import orjson
+
+            await hub.store.commit(code, None, 1, orjson.dumps(room))
+        except Stale:
+            continue  # the code is taken: draw another
+        except RedisError:
+            raise ApiError(503, Err.UNAVAILABLE, "storage unavailable, try again") from None
+        return {"code": code, "player_id": pid, "token": token}
+    raise ApiError(503, Err.UNAVAILABLE, "could not allocate a room code")
+
+
+@router.post("/api/rooms/{code}/join")
+async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    name = _name(body.name)
+    room_code = normalize_code(code)
+    if room_code is None:
+        raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
+    result: dict[str, Any] = {}
+
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        pid, token, spectator, events = logic.join(loaded, name)
+        result.update(code=room_code, player_id=pid, token=token, spectator=spectator)
+        return events
+
+    answer = await hub.submit(room_code, Intent("join", run))
+    if answer["type"] == "error":
+        status = {Err.ROOM_NOT_FOUND: 404, Err.ROOM_FULL: 409, Err.UNAVAILABLE: 503}.get(answer["code"], 400)
+        raise ApiError(status, answer["code"], answer["message"])
+    return result
+
+
+@router.get("/api/rooms/{code}")
+async def get_room(code: str, request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    room_code = normalize_code(code)
+    found = await hub.store.load(room_code) if room_code else None
+    if found is None:
+        raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
+    _version, document = found
+    return summary(Room.from_dict(document))
+
+
+@router.get("/api/rules")
+async def get_rules() -> dict[str, Any]:
+    return rules_catalog()
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, Any]:
+    return {"ok": True}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> JSONResponse:
+    hub = _hub(request)
+    checks: dict[str, bool] = {}
+    try:
+        checks["store"] = await hub.store.ping()
+    except (RedisError, OSError):
+        checks["store"] = False
+    ready = all(checks.values())
+    return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)

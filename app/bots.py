@@ -1,0 +1,127 @@
+"""Server-side bot seats and the room's timed steps: what is due, and when.
+
+:func:`due_step` names the one thing the room must do now (a reconnect grace ran out, an absent
+player's choice, a catch window or turn timer, a bot's catch or move); :func:`next_due` says when
+the next such thing falls, for the scheduler.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from engine import Action, ActionKind, easy_move, next_deadline, view_for
+
+from .room import PLAYING, Loaded, Seat
+from .settings import Settings
+
+Policy = Callable[[dict[str, Any], str, random.Random], Action | None]
+
+#: Bot level -> policy. ``normal`` and ``hard`` get their own policies in the bots issue.
+POLICIES: dict[str, Policy] = {"easy": easy_move, "normal": easy_move, "hard": easy_move}
+
+_rng = random.Random()
+
+
+def _actor(loaded: Loaded) -> str | None:
+    game = loaded.game
+    if game is None or game.winner is not None:
+        return None
+    seat = game.pending.player if game.pending is not None else game.turn
+    return game.players[seat]
+
+
+def _bot_seat(loaded: Loaded, player: str | None) -> Seat | None:
+    if player is None:
+        return None
+    seat = loaded.room.seat(player)
+    return seat if seat is not None and seat.bot else None
+
+
+def schedule(loaded: Loaded, now_ms: int, settings: Settings, acted: str | None = None) -> None:
+    """Keep ``room.bot_due`` right after a change: set when a bot must act, cleared otherwise.
+    ``acted`` is the bot that just acted (its next move gets a fresh think time)."""
+    room = loaded.room
+    bot = _bot_seat(loaded, _actor(loaded)) if room.status == PLAYING else None
+    if bot is None:
+        room.bot_due = None
+    elif room.bot_due is None or acted == bot.id:
+        room.bot_due = now_ms + settings.bot_delay_ms
+
+
+def _catch_due(loaded: Loaded, settings: Settings) -> tuple[int, str, str] | None:
+    """(when, catcher, target) of the earliest catch a bot will make."""
+    game = loaded.game
+    if game is None or not game.exposed:
+        return None
+    window = game.rules.catch_window_s * 1000
+    best = None
+    for who, until in game.exposed:
+        at = until - window + settings.bot_catch_delay_ms
+        if at >= until:
+            continue
+        catcher = next((s.id for i, s in enumerate(loaded.room.seats)
+                        if s.bot and i != who and s.id in game.players
+                        and not game.eliminated[game.players.index(s.id)]), None)
+        if catcher is not None and (best is None or at < best[0]):
+            best = (at, catcher, game.players[who])
+    return best
+
+
+def next_due(loaded: Loaded, settings: Settings) -> int | None:
+    room = loaded.room
+    times: list[int] = [s.dropped_at + settings.reconnect_grace_ms
+                        for s in room.seats if s.bot is None and s.dropped_at is not None]
+    game = loaded.game
+    if room.status == PLAYING and game is not None and game.winner is None:
+        nd = next_deadline(game)
+        if nd is not None:
+            times.append(nd[1])
+        if room.bot_due is not None:
+            times.append(room.bot_due)
+        catch = _catch_due(loaded, settings)
+        if catch is not None:
+            times.append(catch[0])
+        chooser = _absent_chooser(loaded)
+        if chooser is not None:
+            times.append(0)
+    return min(times) if times else None
+
+
+def _absent_chooser(loaded: Loaded) -> str | None:
+    game = loaded.game
+    if game is None or game.pending is None:
+        return None
+    seat = loaded.room.seat(game.players[game.pending.player])
+    return seat.id if seat is not None and seat.bot is None and not seat.connected else None
+
+
+def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any] | None:
+    """The first thing due at ``now_ms``: ``("grace", seat)``, ``("system", action)`` or
+    ``("bot", (player, action))``; ``None`` when nothing is due."""
+    room = loaded.room
+    for seat in room.seats:
+        if seat.bot is None and seat.dropped_at is not None \
+                and now_ms >= seat.dropped_at + settings.reconnect_grace_ms:
+            return "grace", seat
+    game = loaded.game
+    if room.status != PLAYING or game is None or game.winner is not None:
+        return None
+    if _absent_chooser(loaded) is not None:
+        return "system", Action(ActionKind.RESOLVE)
+    nd = next_deadline(game)
+    if nd is not None and now_ms >= nd[1]:
+        return "system", Action(nd[0])
+    catch = _catch_due(loaded, settings)
+    if catch is not None and now_ms >= catch[0]:
+        return "bot", (catch[1], Action(ActionKind.CATCH, target=catch[2]))
+    actor = _actor(loaded)
+    seat = _bot_seat(loaded, actor)
+    if seat is not None and actor is not None and room.bot_due is not None and now_ms >= room.bot_due:
+        view = view_for(game, actor, None, now_ms)
+        policy = POLICIES.get(seat.bot or "easy", easy_move)
+        action = policy(view, actor, _rng)
+        if action is not None:
+            return "bot", (actor, action)
+    return None

@@ -1,0 +1,35 @@
+"""``mercyless serve [--host 127.0.0.1] [--port 8000]`` (also ``python -m app``)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="mercyless")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        _serve(args.host, args.port)
+
+
+def _serve(host: str, port: int) -> None:
+    import uvicorn
+
+    from .main import create_app
+    from .settings import get_settings
+
+    settings = get_settings()
+    print(f"Mercyless is starting: open http://{host}:{port}/ in your browser", flush=True)
+    uvicorn.run(
+        create_app(settings), host=host, port=port, log_level=settings.log_level.lower(),
+        ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
+        ws_ping_interval=settings.ws_ping_interval_s, ws_ping_timeout=settings.ws_ping_timeout_s,
+        timeout_graceful_shutdown=5, access_log=False, proxy_headers=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

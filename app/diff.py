@@ -1,0 +1,66 @@
+"""RFC 6902 patches between two views of one player.
+
+``jsonpatch.make_patch`` is general and costs ~400 us for a 1 KB view here; a move fans out
+one diff per viewer, so this specialised differ does the same job in a few microseconds: dicts
+key by key, lists by trimming the common prefix and suffix and then removing and adding the
+middle. ``jsonpatch.apply_patch(old, diff(old, new)) == new`` is the property its tests check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def diff(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
+    ops: list[dict[str, Any]] = []
+    _diff(old, new, path, ops)
+    return ops
+
+
+def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
+    if old is new:
+        return
+    if type(old) is dict and type(new) is dict:
+        for key, value in old.items():
+            sub = f"{path}/{_escape(key)}"
+            if key not in new:
+                ops.append({"op": "remove", "path": sub})
+            else:
+                _diff(value, new[key], sub, ops)
+        for key, value in new.items():
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+        return
+    if type(old) is list and type(new) is list:
+        if old == new:
+            return
+        _diff_list(old, new, path, ops)
+        return
+    if old != new or type(old) is not type(new):
+        ops.append({"op": "replace", "path": path, "value": new})
+
+
+def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[dict[str, Any]]) -> None:
+    n_old, n_new = len(old), len(new)
+    start = 0
+    limit = min(n_old, n_new)
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end_old, end_new = n_old, n_new
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    common = min(end_old - start, end_new - start)
+    # same-position items that changed: diff them in place (a player's card count, say)
+    for i in range(start, start + common):
+        _diff(old[i], new[i], f"{path}/{i}", ops)
+    # then remove what is left of the old middle (from the back, so indexes stay valid)...
+    for i in range(end_old - 1, start + common - 1, -1):
+        ops.append({"op": "remove", "path": f"{path}/{i}"})
+    # ...and add what is left of the new middle
+    for i in range(start + common, end_new):
+        ops.append({"op": "add", "path": f"{path}/{i}", "value": new[i]})

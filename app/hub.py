@@ -1,0 +1,172 @@
+"""The process-wide runtime: room actors, local sockets, the deadline scheduler and the Redis
+channel that carries other processes' commits to this one's sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from redis.exceptions import RedisError
+
+from engine import Event, EventKind
+
+from .actor import Intent, RoomActor
+from .clock import Clock
+from .settings import Settings
+from .store import RoomStore
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("mercyless.hub")
+
+
+@dataclass
+class Metrics:
+    commits: int = 0
+    timers_fired: int = 0
+
+
+class Hub:
+    def __init__(self, settings: Settings, store: RoomStore, clock: Clock, *, publishes: bool) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        self.publishes = publishes
+        self.origin = secrets.token_hex(6)
+        self.actors: dict[str, RoomActor] = {}
+        self.connections: dict[str, dict[str, Connection]] = {}
+        self.metrics = Metrics()
+        self._wake = asyncio.Event()
+        self._local_due: dict[str, int] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pubsub: Any = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
+        if self.publishes:
+            self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            self._tasks.append(asyncio.create_task(self._listen(), name="listener"))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for actor in self.actors.values():
+            actor.task.cancel()
+        for conns in self.connections.values():
+            for conn in conns.values():
+                conn.close(1012)
+        with contextlib.suppress(Exception):
+            if self._pubsub is not None:
+                await self._pubsub.aclose()
+
+    def actor(self, code: str) -> RoomActor:
+        actor = self.actors.get(code)
+        if actor is None:
+            actor = self.actors[code] = RoomActor(self, code)
+        return actor
+
+    async def submit(self, code: str, intent: Intent) -> dict[str, Any]:
+        return await self.actor(code).submit(intent)
+
+    # -- sockets ------------------------------------------------------------------------------
+
+    async def attach(self, conn: Connection) -> None:
+        conns = self.connections.setdefault(conn.code, {})
+        old = conns.get(conn.player)
+        conns[conn.player] = conn
+        if old is not None and old is not conn:
+            old.close(4409)
+        if len(conns) == 1 and self._pubsub is not None:
+            with contextlib.suppress(RedisError):
+                await self._pubsub.subscribe(self.store.channel(conn.code))
+
+    async def detach(self, conn: Connection) -> bool:
+        """Forget ``conn``; True when it was the player's current socket (not a replaced one)."""
+        conns = self.connections.get(conn.code)
+        if not conns or conns.get(conn.player) is not conn:
+            return False
+        del conns[conn.player]
+        if not conns:
+            del self.connections[conn.code]
+            if self._pubsub is not None:
+                with contextlib.suppress(RedisError):
+                    await self._pubsub.unsubscribe(self.store.channel(conn.code))
+        return True
+
+    # -- deadlines ----------------------------------------------------------------------------
+
+    async def arm(self, code: str, due: int | None) -> None:
+        """Record the room's next deadline in Redis (for every process) and locally."""
+        try:
+            await self.store.set_deadline(code, due)
+        except RedisError:
+            log.warning("could not index deadline", extra={"room": code})
+        if due is None:
+            self._local_due.pop(code, None)
+        else:
+            self._local_due[code] = due
+            self._wake.set()
+
+    async def _scheduler(self) -> None:
+        poll = self.settings.scheduler_poll_ms
+        while True:
+            now = self.clock.now_ms()
+            try:
+                due = await self.store.due_rooms(now)
+            except RedisError:
+                due = [c for c, t in self._local_due.items() if t <= now]
+            for code in due:
+                self._local_due.pop(code, None)
+                self.metrics.timers_fired += 1
+                actor = self.actor(code)
+                actor.submit(actor.tick_intent())
+            upcoming = min(self._local_due.values(), default=None)
+            wait = poll if upcoming is None else max(0, min(poll, upcoming - self.clock.now_ms()))
+            self._wake.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(wait, 1) / 1000 / self.clock.speed)
+
+    # -- other processes' commits -------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                if not self._pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                message = await self._pubsub.get_message(timeout=1.0)
+                if message is None or message.get("type") != "message":
+                    continue
+                await self._remote_commit(message["channel"].decode(), message["data"])
+            except asyncio.CancelledError:
+                raise
+            except RedisError:
+                await asyncio.sleep(0.5)
+                await self._resubscribe()
+            except Exception:
+                log.exception("bad commit message")
+
+    async def _resubscribe(self) -> None:
+        with contextlib.suppress(RedisError):
+            channels = [self.store.channel(code) for code in self.connections]
+            if channels:
+                await self._pubsub.subscribe(*channels)
+
+    async def _remote_commit(self, channel: str, data: bytes) -> None:
+        body = orjson.loads(data)
+        if body.get("origin") == self.origin:
+            return
+        code = channel.rsplit("{", 1)[-1].rstrip("}")
+        if code not in self.connections:
+            return
+        actor = self.actor(code)
+        actor.submit_remote(int(body["version"]),
+                            [Event(EventKind(k), d, o, sec) for k, d, o, sec in body["events"]])

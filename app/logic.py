@@ -1,0 +1,284 @@
+"""What each intent does to a room: pure functions on a :class:`~app.room.Loaded` room.
+
+Each function checks everything first and raises :class:`Refused` (nothing changed) or changes
+the room and returns the events to announce. The actor commits the result; if the commit loses a
+race it reloads and runs the intent again, so these functions never touch Redis or sockets.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from engine import (
+    Action,
+    ActionKind,
+    Event,
+    EventKind,
+    IllegalAction,
+    Record,
+    RulesError,
+    apply,
+    make_rules,
+    new_game,
+)
+from engine.mechanics import match_won
+
+from .codes import new_player_id, new_token, token_hash
+from .protocol import BOT_LEVELS, REACTIONS, Err
+from .room import LOBBY, MATCH_OVER, MAX_SEATS, PLAYING, ROUND_OVER, Loaded, Room, Seat, Spectator
+
+
+class NoChange(Exception):
+    """The intent asks for what already is (a second hello of a connected player): no commit."""
+
+
+class Refused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = str(code)
+        self.message = message
+
+
+def _event(kind: EventKind, **data: Any) -> Event:
+    return Event(kind, data)
+
+
+# -- creating and joining ---------------------------------------------------------------------
+
+def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int) -> tuple[Room, str, str]:
+    """A room with its creator as host in seat 0; returns (room, player id, token)."""
+    try:
+        checked = make_rules(rules)
+    except RulesError as exc:
+        raise Refused(Err.BAD_RULES, exc.message) from None
+    pid, token = new_player_id(), new_token()
+    seat = Seat(pid, name, None, token_hash(token))
+    room = Room(code=code, version=0, host=pid, created_ms=now_ms, rules=checked.to_dict(),
+                seats=[seat], updated_ms=now_ms)
+    return room, pid, token
+
+
+def join(loaded: Loaded, name: str) -> tuple[str, str, bool, list[Event]]:
+    """Seat a newcomer (or make them a spectator while a round is in play)."""
+    room = loaded.room
+    pid, token = new_player_id(), new_token()
+    if room.status == PLAYING:
+        room.spectators.append(Spectator(pid, name, token_hash(token)))
+        return pid, token, True, [_event(EventKind.JOINED, player=pid, name=name, spectator=True)]
+    if len(room.seats) >= MAX_SEATS:
+        raise Refused(Err.ROOM_FULL, "every seat is taken")
+    room.seats.append(Seat(pid, name, None, token_hash(token)))
+    return pid, token, False, [_event(EventKind.JOINED, player=pid, name=name, spectator=False)]
+
+
+# -- lobby ------------------------------------------------------------------------------------
+
+def _verify_host_in_lobby(room: Room, player: str) -> None:
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    if room.status != LOBBY:
+        raise Refused(Err.NOT_IN_LOBBY, "only in the lobby")
+
+
+def set_rules(loaded: Loaded, player: str, rules: dict[str, Any]) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    try:
+        checked = make_rules(rules, base=make_rules(room.rules))
+    except RulesError as exc:
+        raise Refused(Err.BAD_RULES, exc.message) from None
+    room.rules = checked.to_dict()
+    return [_event(EventKind.RULES_CHANGED, rules=room.rules)]
+
+
+def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    if level not in BOT_LEVELS:
+        raise Refused(Err.BAD_LEVEL, f"level must be one of {', '.join(BOT_LEVELS)}")
+    if len(room.seats) >= MAX_SEATS:
+        raise Refused(Err.ROOM_FULL, "every seat is taken")
+    taken = {s.name for s in room.seats}
+    n = 1
+    while f"Bot {n}" in taken:
+        n += 1
+    pid = new_player_id(bot=True)
+    room.seats.append(Seat(pid, f"Bot {n}", level, None, True))
+    return [_event(EventKind.BOT_ADDED, player=pid, name=f"Bot {n}", level=level)]
+
+
+def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    seat = room.seat(target)
+    if seat is None or target == room.host:
+        raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
+    room.seats.remove(seat)
+    room.scores.pop(target, None)
+    return [_event(EventKind.LEFT, player=target, removed=True)]
+
+
+def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    if len(room.seats) < 2:
+        raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
+    room.round = 0
+    room.scores = {s.id: 0 for s in room.seats}
+    return _deal(loaded, dealer=len(room.seats) - 1, now_ms=now_ms)
+
+
+def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+    room = loaded.room
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can start a rematch")
+    if room.status not in (ROUND_OVER, MATCH_OVER):
+        raise Refused(Err.NOT_OVER, "the round is still in play")
+    events: list[Event] = []
+    # spectators take free seats; eliminated players are dealt in again
+    while room.spectators and len(room.seats) < MAX_SEATS:
+        sp = room.spectators.pop(0)
+        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected))
+        events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+    if room.status == MATCH_OVER:
+        room.scores = {}
+    room.scores = {s.id: room.scores.get(s.id, 0) for s in room.seats}
+    dealer = ((room.dealer if room.dealer is not None else -1) + 1) % len(room.seats)
+    return events + _deal(loaded, dealer=dealer, now_ms=now_ms)
+
+
+def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
+    room = loaded.room
+    rules = make_rules(room.rules)
+    players = [s.id for s in room.seats]
+    if not rules.can_deal(len(players)):
+        raise Refused(Err.BAD_RULES, "deck: too few cards to deal every hand")
+    seed = secrets.token_hex(16)
+    scores = [room.scores.get(p, 0) for p in players]
+    state, events = new_game(players, rules, seed, dealer=dealer, scores=scores, now_ms=now_ms)
+    loaded.game = state
+    room.record = Record(tuple(players), room.rules, seed, dealer, tuple(scores), now_ms).to_dict()
+    room.round += 1
+    room.dealer = dealer
+    room.status = PLAYING
+    started = [e for e in events if e.kind is EventKind.STARTED]
+    for e in started:
+        e.data["round"] = room.round
+    return list(events)
+
+
+# -- playing ----------------------------------------------------------------------------------
+
+def game_action(loaded: Loaded, player: str | None, action: Action, now_ms: int) -> list[Event]:
+    """Hand a game action to the engine; a round that ends moves the room on."""
+    room = loaded.room
+    if loaded.game is None or room.status == LOBBY:
+        raise Refused(Err.NOT_STARTED, "no round in play")
+    if room.status != PLAYING:
+        raise Refused(Err.GAME_OVER, "the round is over")
+    if player is not None and room.seat(player) is None:
+        raise Refused(Err.SPECTATOR, "spectators watch; they play from the next rematch")
+    try:
+        state, events = apply(loaded.game, player, action, now_ms)
+    except IllegalAction as exc:
+        raise Refused(exc.code.value, exc.message) from None
+    loaded.game = state
+    assert room.record is not None
+    room.record["steps"].append([player, action.to_wire(), now_ms])
+    if state.winner is not None:
+        _round_finished(loaded, now_ms)
+    return list(events)
+
+
+def _round_finished(loaded: Loaded, now_ms: int) -> None:
+    room = loaded.room
+    state = loaded.game
+    assert state is not None and room.record is not None
+    room.scores = dict(zip(state.players, state.scores, strict=True))
+    room.status = MATCH_OVER if match_won(state) else ROUND_OVER
+    room.finished_rounds.append({"round": room.round, "record": room.record, "ended_ms": now_ms,
+                                 "winner": state.players[state.winner] if state.winner is not None else None})
+
+
+def leave(loaded: Loaded, player: str) -> list[Event]:
+    room = loaded.room
+    sp = room.spectator(player)
+    if sp is not None:
+        room.spectators.remove(sp)
+        return [_event(EventKind.LEFT, player=player)]
+    seat = room.seat(player)
+    if seat is None:
+        raise Refused(Err.BAD_MESSAGE, "not in this room")
+    events = [_event(EventKind.LEFT, player=player)]
+    if room.status == LOBBY:
+        room.seats.remove(seat)
+        room.scores.pop(player, None)
+    else:
+        seat.bot, seat.token_hash, seat.connected, seat.dropped_at = "easy", None, True, None
+        events.append(_event(EventKind.REPLACED_BY_BOT, player=player))
+    if room.host == player:
+        _pass_host(room)
+    return events
+
+
+def _pass_host(room: Room) -> None:
+    humans = [s for s in room.seats if s.bot is None]
+    if humans:
+        room.host = humans[0].id
+    elif room.spectators:
+        room.host = room.spectators[0].id
+
+
+def react(loaded: Loaded, player: str, reaction: str, now_ms: int, interval_ms: int) -> list[Event]:
+    room = loaded.room
+    if reaction not in REACTIONS:
+        raise Refused(Err.BAD_REACTION, f"reaction must be one of {', '.join(REACTIONS)}")
+    last = room.last_reaction.get(player)
+    if last is not None and now_ms - last < interval_ms:
+        raise Refused(Err.RATE_LIMITED, "one reaction a second")
+    room.last_reaction[player] = now_ms
+    return [_event(EventKind.REACTION, player=player, reaction=reaction)]
+
+
+# -- presence ---------------------------------------------------------------------------------
+
+def connected(loaded: Loaded, player: str) -> list[Event]:
+    room = loaded.room
+    member = room.seat(player) or room.spectator(player)
+    if member is None or member.connected:
+        raise NoChange
+    was_dropped = isinstance(member, Seat) and member.dropped_at is not None
+    member.connected = True
+    if isinstance(member, Seat):
+        member.dropped_at = None
+    return [_event(EventKind.RECONNECTED, player=player)] if was_dropped else []
+
+
+def disconnected(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+    room = loaded.room
+    member = room.seat(player) or room.spectator(player)
+    if member is None or not member.connected or (isinstance(member, Seat) and member.bot):
+        raise NoChange
+    member.connected = False
+    if isinstance(member, Seat):
+        member.dropped_at = now_ms
+    return [_event(EventKind.DISCONNECTED, player=player)]
+
+
+def replace_by_bot(loaded: Loaded, seat: Seat) -> list[Event]:
+    """Reconnect grace ran out: a bot plays the seat for the rest of the match."""
+    room = loaded.room
+    seat.bot, seat.token_hash, seat.connected, seat.dropped_at = "easy", None, True, None
+    if room.host == seat.id:
+        _pass_host(room)
+    return [_event(EventKind.REPLACED_BY_BOT, player=seat.id)]
+
+
+def to_action(msg: Any) -> Action:
+    """A validated protocol message as an engine action."""
+    return Action.from_wire(msg.model_dump(exclude={"id"}))
+
+
+SYSTEM = {"expire": Action(ActionKind.EXPIRE), "timeout": Action(ActionKind.TIMEOUT),
+          "resolve": Action(ActionKind.RESOLVE)}

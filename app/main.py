@@ -1,0 +1,76 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from . import api, ws
+from .api import ApiError, error_response
+from .clock import Clock
+from .hub import Hub
+from .logs import setup_logging
+from .protocol import Err
+from .settings import Settings, get_settings
+from .store import RoomStore, make_redis
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+log = logging.getLogger("mercyless")
+
+
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    setup_logging(settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        redis = make_redis(settings)
+        store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms)
+        hub = Hub(settings, store, clock or Clock(settings.clock_speed),
+                  publishes=settings.redis_url is not None)
+        app.state.hub = hub
+        await hub.start()
+        log.info("mercyless ready", extra={"redis": "external" if settings.redis_url else "embedded"})
+        try:
+            yield
+        finally:
+            await hub.stop()
+            await redis.aclose()
+
+    app = FastAPI(title="Mercyless", version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.include_router(api.router)
+    app.include_router(ws.router)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "body"
+        return error_response(400, Err.BAD_MESSAGE, f"{where}: {first.get('msg', 'invalid')}"[:200])
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return error_response(exc.status_code, code, str(exc.detail))
+
+    index = WEB_DIR / "index.html"
+
+    @app.get("/r/{code}", include_in_schema=False)
+    async def invite(code: str) -> FileResponse:
+        return FileResponse(index)
+
+    if WEB_DIR.is_dir():
+        app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
+    return app

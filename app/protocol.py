@@ -1,0 +1,190 @@
+"""The WebSocket wire contract (protocol.md): typed client messages, error codes, close codes.
+
+Parsing is strict: orjson first (it refuses NaN, lone surrogates, numbers beyond 64 bits and
+nesting past its depth limit), then a pydantic model per ``type`` with unknown fields refused.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
+ID_MAX = 64
+
+
+class Close(IntEnum):
+    NORMAL = 1000
+    TOO_LARGE = 1009
+    TRY_AGAIN_LATER = 1013
+    BAD_TOKEN = 4401
+    NO_ROOM = 4404
+    REPLACED = 4409
+    HELLO_TIMEOUT = 4408
+
+
+class Err(StrEnum):
+    """Server-side error codes (the engine's come from ``engine.ErrorCode``)."""
+
+    BAD_MESSAGE = "bad_message"
+    UNKNOWN_TYPE = "unknown_type"
+    NOT_HOST = "not_host"
+    NOT_IN_LOBBY = "not_in_lobby"
+    RATE_LIMITED = "rate_limited"
+    TOO_LARGE = "too_large"
+    BAD_RULES = "bad_rules"
+    ROOM_FULL = "room_full"
+    ROOM_NOT_FOUND = "room_not_found"
+    SPECTATOR = "spectator"
+    NOT_ENOUGH_PLAYERS = "not_enough_players"
+    NOT_OVER = "not_over"
+    BAD_LEVEL = "bad_level"
+    BAD_REACTION = "bad_reaction"
+    BAD_NAME = "bad_name"
+    UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
+    GAME_OVER = "game_over"
+    NOT_STARTED = "not_started"
+
+
+REACTIONS = ("gg", "ouch", "uno", "lol", "thumbs_up", "angry", "wow", "clap")
+BOT_LEVELS = ("easy", "normal", "hard")
+
+Str = Annotated[str, StringConstraints(max_length=64)]
+MsgId = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX)]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    id: MsgId
+
+
+class SetRules(_Msg):
+    type: Literal["set_rules"]
+    rules: dict[str, Any]
+
+
+class AddBot(_Msg):
+    type: Literal["add_bot"]
+    level: Str = "easy"
+
+
+class RemoveSeat(_Msg):
+    type: Literal["remove_seat"]
+    player_id: Str
+
+
+class Start(_Msg):
+    type: Literal["start"]
+
+
+class Play(_Msg):
+    type: Literal["play"]
+    card: Str
+    color: Str | None = None
+    target: Str | None = None
+    top: Str | None = None
+    uno: bool = False
+
+
+class Draw(_Msg):
+    type: Literal["draw"]
+
+
+class Pass(_Msg):
+    type: Literal["pass"]
+
+
+class Choose(_Msg):
+    type: Literal["choose"]
+    color: Str | None = None
+    target: Str | None = None
+    top: Str | None = None
+
+
+class Cancel(_Msg):
+    type: Literal["cancel"]
+
+
+class Uno(_Msg):
+    type: Literal["uno"]
+
+
+class Catch(_Msg):
+    type: Literal["catch"]
+    target: Str
+
+
+class Rematch(_Msg):
+    type: Literal["rematch"]
+
+
+class Leave(_Msg):
+    type: Literal["leave"]
+
+
+class React(_Msg):
+    type: Literal["react"]
+    reaction: Str
+
+
+class Sync(_Msg):
+    type: Literal["sync"]
+
+
+ClientMsg = Annotated[
+    SetRules | AddBot | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno | Catch
+    | Rematch | Leave | React | Sync,
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMsg)
+MESSAGE_TYPES = frozenset(
+    ["set_rules", "add_bot", "remove_seat", "start", "play", "draw", "pass", "choose", "cancel",
+     "uno", "catch", "rematch", "leave", "react", "sync"])
+GAME_TYPES = frozenset(["play", "draw", "pass", "choose", "cancel", "uno", "catch"])
+
+
+class BadMessage(Exception):
+    def __init__(self, code: str, message: str, msg_id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.msg_id = msg_id
+
+
+def parse_json(text: str | bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except (orjson.JSONDecodeError, RecursionError, ValueError, UnicodeError):
+        raise BadMessage(Err.BAD_MESSAGE, "not valid JSON") from None
+
+
+def usable_id(raw: dict[str, Any]) -> str | None:
+    msg_id = raw.get("id")
+    if isinstance(msg_id, str) and 1 <= len(msg_id) <= ID_MAX:
+        return msg_id
+    return None
+
+
+def parse_message(raw: Any) -> Any:
+    """A validated client message, or :class:`BadMessage` with the right code and id."""
+    if not isinstance(raw, dict):
+        raise BadMessage(Err.BAD_MESSAGE, "a message is a JSON object")
+    msg_id = usable_id(raw)
+    kind = raw.get("type")
+    if msg_id is None:
+        raise BadMessage(Err.BAD_MESSAGE, "every message needs a string id (1-64 characters)")
+    if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
+        raise BadMessage(Err.UNKNOWN_TYPE, "unknown message type", msg_id)
+    try:
+        return _ADAPTER.validate_python(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "message"
+        raise BadMessage(Err.BAD_MESSAGE, f"{where}: {first.get('msg', 'invalid')}"[:200], msg_id) from None
+
+
+def dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode()

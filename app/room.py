@@ -1,0 +1,160 @@
+"""A room as data: seats, spectators, rules, the round's engine state and its record.
+
+The whole room is one JSON document in Redis, written with a version check, so one write
+commits everything an action changed. :func:`room_view` is the server's single choke point from
+room to wire: it adds the ``room`` part to what ``engine.view_for`` (the engine's choke point)
+shows a player.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engine import GameState, Record, SeatInfo, make_rules, view_for
+
+LOBBY, PLAYING, ROUND_OVER, MATCH_OVER = "lobby", "playing", "round_over", "match_over"
+MAX_SEATS = 10
+
+
+@dataclass
+class Seat:
+    id: str
+    name: str
+    bot: str | None = None  # bot level, or None for a human
+    token_hash: str | None = None
+    connected: bool = False
+    dropped_at: int | None = None  # when a human's socket dropped (reconnect grace runs)
+
+
+@dataclass
+class Spectator:
+    id: str
+    name: str
+    token_hash: str
+    connected: bool = False
+
+
+@dataclass
+class Room:
+    code: str
+    version: int
+    host: str
+    created_ms: int
+    rules: dict[str, Any]
+    seats: list[Seat]
+    spectators: list[Spectator] = field(default_factory=list)
+    status: str = LOBBY
+    round: int = 0
+    scores: dict[str, int] = field(default_factory=dict)
+    dealer: int | None = None
+    game: dict[str, Any] | None = None  # engine GameState.to_dict()
+    record: dict[str, Any] | None = None  # engine Record.to_dict() of the round in play
+    bot_due: int | None = None  # when bots may act next
+    last_reaction: dict[str, int] = field(default_factory=dict)
+    updated_ms: int = 0
+    finished_rounds: list[dict[str, Any]] = field(default_factory=list)  # records awaiting the database
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def seat(self, player_id: str) -> Seat | None:
+        for s in self.seats:
+            if s.id == player_id:
+                return s
+        return None
+
+    def spectator(self, player_id: str) -> Spectator | None:
+        for s in self.spectators:
+            if s.id == player_id:
+                return s
+        return None
+
+    def member_by_token(self, digest: str) -> Seat | Spectator | None:
+        for s in self.seats:
+            if s.token_hash is not None and s.token_hash == digest:
+                return s
+        for sp in self.spectators:
+            if sp.token_hash == digest:
+                return sp
+        return None
+
+    def humans(self) -> list[Seat]:
+        return [s for s in self.seats if s.bot is None]
+
+    def table(self) -> dict[str, SeatInfo]:
+        return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None)
+                for s in self.seats}
+
+    # -- serialisation ------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Room:
+        d = dict(d)
+        d["seats"] = [Seat(**s) for s in d["seats"]]
+        d["spectators"] = [Spectator(**s) for s in d["spectators"]]
+        return cls(**d)
+
+
+class Loaded:
+    """A room with its engine state deserialised once (the actor keeps this between actions)."""
+
+    __slots__ = ("game", "room")
+
+    def __init__(self, room: Room, game: GameState | None = None) -> None:
+        self.room = room
+        self.game = game if game is not None else (
+            GameState.from_dict(room.game) if room.game is not None else None)
+
+    def record(self) -> Record | None:
+        return Record.from_dict(self.room.record) if self.room.record else None
+
+
+def room_part(room: Room) -> dict[str, Any]:
+    return {
+        "code": room.code,
+        "host": room.host,
+        "status": room.status,
+        "rules": make_rules(room.rules).to_dict(),
+        "round": room.round,
+        "spectators": [{"id": s.id, "name": s.name, "connected": s.connected} for s in room.spectators],
+    }
+
+
+def lobby_players(room: Room) -> list[dict[str, Any]]:
+    return [{"id": s.id, "name": s.name, "bot": s.bot is not None,
+             "connected": s.connected or s.bot is not None, "cards": 0, "eliminated": False,
+             "uno": False, "score": room.scores.get(s.id, 0)} for s in room.seats]
+
+
+def room_view(loaded: Loaded, viewer: str, now_ms: int | None = None,
+              room_dict: dict[str, Any] | None = None) -> dict[str, Any]:
+    """protocol.md VIEW for ``viewer`` (a seated player or a spectator)."""
+    room = loaded.room
+    part = room_dict if room_dict is not None else room_part(room)
+    game = loaded.game
+    if game is None or room.status == LOBBY:
+        return {"room": part, "players": lobby_players(room), "hand": [], "game": None}
+    is_player = viewer in game.players
+    view = view_for(game, viewer if is_player else None, room.table(), now_ms)
+    # levels are shown beside the bot flag (an addition to protocol.md's players entries)
+    for entry in view["players"]:
+        seat = room.seat(entry["id"])
+        entry["level"] = seat.bot if seat is not None else None
+    return {"room": part, **view}
+
+
+def summary(room: Room) -> dict[str, Any]:
+    """``GET /api/rooms/{code}``: public, never a card."""
+    return {
+        "code": room.code,
+        "status": room.status,
+        "round": room.round,
+        "host": room.host,
+        "seats": [{"id": s.id, "name": s.name, "bot": s.bot is not None, "level": s.bot,
+                   "connected": s.connected or s.bot is not None} for s in room.seats],
+        "spectators": len(room.spectators),
+        "rules": make_rules(room.rules).to_dict(),
+    }

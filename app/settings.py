@@ -1,0 +1,49 @@
+"""Settings from the environment (pydantic-settings). Unset ``REDIS_URL`` means an in-process
+fakeredis; unset ``DATABASE_URL`` means a SQLite file, so the server runs with nothing else."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", env_file=None, extra="ignore")
+
+    redis_url: str | None = Field(default=None, description="redis://...; unset = in-process fakeredis")
+    database_url: str = Field(default="sqlite+aiosqlite:///./mercyless.sqlite3")
+    key_prefix: str = "mercyless"
+    log_level: str = "INFO"
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins allowed to open WebSockets; empty = same host only (or no Origin header)")
+
+    # bots
+    bot_delay_ms: int = 800
+    bot_catch_delay_ms: int = 1500
+
+    # timers (rules.md "Timers"); the clock speed lets tests run long timers quickly
+    reconnect_grace_ms: int = 100_000
+    hello_timeout_ms: int = 10_000
+    room_ttl_ms: int = 6 * 3600 * 1000
+    clock_speed: float = Field(default=1.0, gt=0)
+    scheduler_poll_ms: int = 250
+
+    # limits
+    max_frame_bytes: int = 4096
+    rate_burst: int = 20
+    rate_per_s: float = 5.0
+    reaction_interval_ms: int = 1000
+    outbox_limit: int = 256
+    send_timeout_s: float = 10.0
+    ws_ping_interval_s: float = 10.0
+    ws_ping_timeout_s: float = 10.0
+    failed_joins_per_min: int = 10
+    answers_kept: int = 4096
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

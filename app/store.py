@@ -1,0 +1,141 @@
+"""Redis storage of rooms.
+
+Keys (every key of one room carries the Redis Cluster hash tag ``{CODE}``, and no command
+touches two rooms, so the same code runs on a cluster or a managed Redis):
+
+- ``<prefix>:{CODE}:room``     hash: ``v`` (version) and ``d`` (the room document, JSON)
+- ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
+- ``<prefix>:{CODE}`` channel  commits, published by the commit script itself
+- ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
+  deadline itself is in the room document, re-checked by whoever picks it up)
+
+A commit is one Lua script: check the version, write the document and the answer, refresh the
+TTLs, publish. So a commit is all-or-nothing, and two processes can never both commit the same
+version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import redis.asyncio as aioredis
+
+from .settings import Settings
+
+_COMMIT = """
+local cur = redis.call('HGET', KEYS[1], 'v')
+if (cur or '') ~= ARGV[1] then return {0, cur or ''} end
+if ARGV[5] ~= '' then
+  local prev = redis.call('HGET', KEYS[2], ARGV[5])
+  if prev then return {2, prev} end
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[5], ARGV[6])
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
+return {1, ARGV[2]}
+"""
+
+_REMEMBER = """
+local prev = redis.call('HGET', KEYS[1], ARGV[1])
+if prev then return prev end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return false
+"""
+
+
+class Stale(Exception):
+    """The room moved on since it was loaded (another writer committed first)."""
+
+
+class Duplicate(Exception):
+    """The message id was answered before; ``answer`` is that first answer."""
+
+    def __init__(self, answer: dict[str, Any]) -> None:
+        super().__init__("duplicate message id")
+        self.answer = answer
+
+
+def make_redis(settings: Settings) -> aioredis.Redis:
+    if settings.redis_url:
+        return aioredis.Redis.from_url(settings.redis_url, decode_responses=False,
+                                       health_check_interval=10, socket_connect_timeout=2,
+                                       socket_timeout=5)
+    import fakeredis
+
+    return fakeredis.FakeAsyncRedis()
+
+
+class RoomStore:
+    def __init__(self, redis: aioredis.Redis, prefix: str, ttl_ms: int) -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self.ttl_ms = ttl_ms
+        self._commit = redis.register_script(_COMMIT)
+        self._remember = redis.register_script(_REMEMBER)
+        self.deadlines_key = f"{prefix}:deadlines"
+
+    def room_key(self, code: str) -> str:
+        return f"{self.prefix}:{{{code}}}:room"
+
+    def answers_key(self, code: str) -> str:
+        return f"{self.prefix}:{{{code}}}:answers"
+
+    def channel(self, code: str) -> str:
+        return f"{self.prefix}:{{{code}}}"
+
+    async def load(self, code: str) -> tuple[int, dict[str, Any]] | None:
+        raw = await self.redis.hmget(self.room_key(code), ["v", "d"])
+        if raw[0] is None or raw[1] is None:
+            return None
+        return int(raw[0]), orjson.loads(raw[1])
+
+    async def exists(self, code: str) -> bool:
+        return bool(await self.redis.exists(self.room_key(code)))
+
+    async def commit(self, code: str, expected: int | None, version: int, document: bytes,
+                     answer_field: str = "", answer: bytes = b"", message: bytes = b"") -> None:
+        """Write ``document`` as ``version`` if the stored version is ``expected`` (``None``: the
+        room must not exist). Raises :class:`Stale` or :class:`Duplicate`."""
+        result = await self._commit(
+            keys=[self.room_key(code), self.answers_key(code)],
+            args=["" if expected is None else str(expected), str(version), document, self.ttl_ms,
+                  answer_field, answer, message, self.channel(code)])
+        status = int(result[0])
+        if status == 1:
+            return
+        if status == 2:
+            raise Duplicate(orjson.loads(result[1]))
+        raise Stale(code)
+
+    async def answer(self, code: str, answer_field: str) -> dict[str, Any] | None:
+        raw = await self.redis.hget(self.answers_key(code), answer_field)
+        return orjson.loads(raw) if raw is not None else None
+
+    async def remember(self, code: str, answer_field: str, answer: dict[str, Any]) -> dict[str, Any] | None:
+        """Store a refusal's answer unless one exists; returns the earlier answer if there was one."""
+        prev = await self._remember(keys=[self.answers_key(code)],
+                                    args=[answer_field, orjson.dumps(answer), self.ttl_ms])
+        return orjson.loads(prev) if prev else None
+
+    async def set_deadline(self, code: str, at_ms: int | None) -> None:
+        if at_ms is None:
+            await self.redis.zrem(self.deadlines_key, code)
+        else:
+            await self.redis.zadd(self.deadlines_key, {code: at_ms})
+
+    async def due_rooms(self, now_ms: int, limit: int = 100) -> list[str]:
+        raw = await self.redis.zrangebyscore(self.deadlines_key, "-inf", now_ms, start=0, num=limit)
+        return [r.decode() for r in raw]
+
+    async def next_deadline(self) -> int | None:
+        raw = await self.redis.zrange(self.deadlines_key, 0, 0, withscores=True)
+        return int(raw[0][1]) if raw else None
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())

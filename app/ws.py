@@ -1,0 +1,197 @@
+"""``/ws/{code}``: hello with a token, then typed messages in, acks/errors/patches out.
+
+The seat comes from the token presented in ``hello`` and is bound to the socket; no message
+can name another seat. Every message but ``ping`` gets exactly one ``ack`` or ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from engine import Event
+
+from . import logic
+from .actor import Intent, error
+from .codes import normalize_code, token_hash
+from .connection import Connection
+from .hub import Hub
+from .protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message
+from .room import Loaded
+
+log = logging.getLogger("mercyless.ws")
+router = APIRouter()
+
+
+def origin_allowed(ws: WebSocket, allowed: list[str]) -> bool:
+    origin = ws.headers.get("origin")
+    if origin is None:  # not a browser: the token is the credential
+        return True
+    if "*" in allowed or origin in allowed:
+        return True
+    host = ws.headers.get("host", "")
+    return origin.split("://", 1)[-1] == host
+
+
+@router.websocket("/ws/{code}")
+async def websocket_endpoint(ws: WebSocket, code: str) -> None:
+    hub: Hub = ws.app.state.hub
+    settings = hub.settings
+    if not origin_allowed(ws, settings.allowed_origins):
+        await ws.close(1008)
+        return
+    await ws.accept()
+    room_code = normalize_code(code)
+    try:
+        first = await asyncio.wait_for(ws.receive_text(), settings.hello_timeout_ms / 1000)
+    except (TimeoutError, WebSocketDisconnect, RuntimeError, KeyError):
+        with contextlib.suppress(Exception):
+            await ws.close(Close.HELLO_TIMEOUT)
+        return
+    token = _hello_token(first, settings.max_frame_bytes)
+    if room_code is None:
+        await ws.close(Close.NO_ROOM)
+        return
+    if token is None:
+        await ws.close(Close.BAD_TOKEN)
+        return
+    conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst,
+                      per_s=settings.rate_per_s, send_timeout_s=settings.send_timeout_s)
+    answer = await hub.submit(room_code, Intent("hello", _hello(hub, conn, token_hash(token))))
+    if answer["type"] == "error":
+        conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
+                   Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
+        await conn.writer
+        return
+    await hub.attach(conn)  # subscribe to other processes' commits
+    try:
+        await _read_loop(hub, conn)
+    finally:
+        conn.close()
+        if await hub.detach(conn):
+            await hub.submit(room_code, Intent("drop", _drop(conn.player)))
+
+
+def _hello_token(text: str, limit: int) -> str | None:
+    if len(text) > limit:
+        return None
+    try:
+        raw = parse_json(text)
+    except BadMessage:
+        return None
+    if not isinstance(raw, dict) or raw.get("type") != "hello":
+        return None
+    token = raw.get("token")
+    return token if isinstance(token, str) and 8 <= len(token) <= 128 else None
+
+
+def _hello(hub: Hub, conn: Connection, digest: str):
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        member = loaded.room.member_by_token(digest)
+        if member is None:
+            raise logic.Refused("bad_token", "unknown or revoked token")
+        conn.player = member.id
+        conns = hub.connections.setdefault(conn.code, {})
+        old = conns.get(member.id)
+        conns[member.id] = conn
+        if old is not None and old is not conn:
+            old.close(Close.REPLACED)
+        return logic.connected(loaded, member.id)
+
+    return run
+
+
+def _drop(player: str):
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        return logic.disconnected(loaded, player, now)
+
+    return run
+
+
+async def _read_loop(hub: Hub, conn: Connection) -> None:
+    ws = conn.ws
+    limit = hub.settings.max_frame_bytes
+    while not conn.closed:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text")
+        if text is None:
+            data = message.get("bytes") or b""
+            if len(data) > limit:
+                text = "x" * (limit + 1)
+            else:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    conn.send(dumps(error(None, Err.BAD_MESSAGE, "frames are UTF-8 JSON")))
+                    continue
+        if len(text) > limit:
+            conn.send(dumps(error(None, Err.TOO_LARGE, f"frames are at most {limit} bytes")))
+            conn.close(Close.TOO_LARGE)
+            return
+        try:
+            raw = parse_json(text)
+        except BadMessage as bad:
+            conn.send(dumps(error(None, bad.code, bad.message)))
+            continue
+        if isinstance(raw, dict) and raw.get("type") == "ping":
+            conn.send('{"type":"pong"}')
+            continue
+        if not conn.bucket.take():
+            msg_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+            conn.send(dumps(error(msg_id if msg_id and len(msg_id) <= 64 else None,
+                                  Err.RATE_LIMITED, "slow down")))
+            continue
+        try:
+            msg = parse_message(raw)
+        except BadMessage as bad:
+            conn.send(dumps(error(bad.msg_id, bad.code, bad.message)))
+            continue
+        answer = await hub.submit(conn.code, _intent_for(hub, conn, msg))
+        conn.send(dumps(answer))
+        if msg.type == "leave" and answer["type"] == "ack":
+            conn.close(Close.NORMAL)
+            return
+
+
+def _intent_for(hub: Hub, conn: Connection, msg: Any) -> Intent:
+    player = conn.player
+    kind = msg.type
+    settings = hub.settings
+    if kind in GAME_TYPES:
+        action = logic.to_action(msg)
+
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.game_action(loaded, player, action, now)
+    elif kind == "sync":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            conn.view = None  # the actor sends a fresh welcome
+            raise logic.NoChange
+    elif kind == "set_rules":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.set_rules(loaded, player, msg.rules)
+    elif kind == "add_bot":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.add_bot(loaded, player, msg.level)
+    elif kind == "remove_seat":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.remove_seat(loaded, player, msg.player_id)
+    elif kind == "start":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.start(loaded, player, now)
+    elif kind == "rematch":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.rematch(loaded, player, now)
+    elif kind == "leave":
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.leave(loaded, player)
+    else:  # react
+        def run(loaded: Loaded, now: int) -> list[Event]:
+            return logic.react(loaded, player, msg.reaction, now, settings.reaction_interval_ms)
+    return Intent(kind, run, msg.id, player)

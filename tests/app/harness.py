@@ -1,0 +1,223 @@
+"""Test harness: real uvicorn server processes and real WebSocket clients.
+
+``ServerProcess`` runs ``python -m app serve`` on a free port with settings from environment
+variables (its own fakeredis, or the real Redis with a key prefix of its own), and stops it by
+its pid. ``Client`` is a scripted player: it keeps its view up to date by applying every patch
+with ``jsonpatch`` and checks that versions arrive without gaps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonpatch
+import websockets
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL_REDIS = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def real_redis_available() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+class ServerProcess:
+    def __init__(self, *, redis: str = "fake", prefix: str | None = None, **settings: Any) -> None:
+        self.port = free_port()
+        self.prefix = prefix or f"test-{uuid.uuid4().hex[:8]}"
+        self.env = dict(os.environ)
+        self.env.update({"KEY_PREFIX": self.prefix, "BOT_DELAY_MS": "0", "BOT_CATCH_DELAY_MS": "200000",
+                         "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT),
+                         "RATE_BURST": "500", "RATE_PER_S": "500"})
+        if redis == "real":
+            self.env["REDIS_URL"] = REAL_REDIS
+        else:
+            self.env.pop("REDIS_URL", None)
+        for key, value in settings.items():
+            self.env[key.upper()] = json.dumps(value) if isinstance(value, list | dict) else str(value)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> ServerProcess:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "app", "serve", "--port", str(self.port)], cwd=ROOT, env=self.env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=0.5).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def stop(self, sig: int = signal.SIGTERM) -> str:
+        """Stop the process by its pid; returns what it wrote to stderr."""
+        if self.proc is None:
+            return ""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+        self.proc = None
+        return err
+
+    # -- HTTP -----------------------------------------------------------------------------------
+
+    def create(self, name: str = "Ann", rules: dict[str, Any] | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": name}
+        if rules is not None:
+            body["rules"] = rules
+        r = httpx.post(f"{self.url}/api/rooms", json=body, timeout=TIMEOUT)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def join(self, code: str, name: str) -> dict[str, Any]:
+        r = httpx.post(f"{self.url}/api/rooms/{code}/join", json={"name": name}, timeout=TIMEOUT)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+
+class Client:
+    """A scripted player over a real WebSocket."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, server: ServerProcess, code: str, token: str) -> None:
+        self.server = server
+        self.code = code
+        self.token = token
+        self.ws: Any = None
+        self.you: str | None = None
+        self.version = 0
+        self.view: dict[str, Any] = {}
+        self.events: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []  # every server message, in order
+        self.answers: dict[str, dict[str, Any]] = {}
+        self.gaps = 0
+
+    async def connect(self) -> Client:
+        self.ws = await websockets.connect(f"{self.server.ws_url}/ws/{self.code}", max_size=2**20)
+        await self.ws.send(json.dumps({"type": "hello", "token": self.token}))
+        await self.until(lambda m: m["type"] == "welcome")
+        return self
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+    def _absorb(self, msg: dict[str, Any]) -> None:
+        self.messages.append(msg)
+        kind = msg["type"]
+        if kind == "welcome":
+            self.you = msg["you"]
+            self.version = msg["version"]
+            self.view = msg["state"]
+        elif kind == "patch":
+            if msg["version"] != self.version + 1:
+                self.gaps += 1
+                raise AssertionError(f"version gap: had {self.version}, got {msg['version']}")
+            self.view = jsonpatch.apply_patch(self.view, msg["ops"])
+            self.version = msg["version"]
+            self.events.extend(msg["events"])
+        elif kind in ("ack", "error") and msg.get("id") is not None:
+            self.answers.setdefault(msg["id"], msg)
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self._absorb(msg)
+        return msg
+
+    async def until(self, pred, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Read messages until one satisfies ``pred`` (state is kept up to date meanwhile)."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise TimeoutError("condition not met")
+            msg = await self.recv(left)
+            if pred(msg):
+                return msg
+
+    async def until_view(self, pred, timeout: float = TIMEOUT) -> dict[str, Any]:
+        if pred(self.view):
+            return self.view
+        await self.until(lambda m: pred(self.view), timeout)
+        return self.view
+
+    async def send(self, msg: dict[str, Any], *, msg_id: str | None = None) -> dict[str, Any]:
+        """Send with an id and wait for its ack or error."""
+        mid = msg_id or f"m{next(self._ids)}"
+        await self.ws.send(json.dumps({**msg, "id": mid}))
+        if mid in self.answers:
+            del self.answers[mid]
+        await self.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == mid)
+        return self.answers[mid]
+
+    async def send_raw(self, text: str | bytes) -> None:
+        await self.ws.send(text)
+
+    @property
+    def game(self) -> dict[str, Any] | None:
+        return self.view.get("game")
+
+    def my_turn(self) -> bool:
+        g = self.game
+        if not g or g.get("winner") is not None or self.view["room"]["status"] != "playing":
+            return False
+        pending = g.get("pending")
+        if pending:
+            return pending["player"] == self.you
+        return g["turn"] == self.you
+
+    async def play_turn(self, rng) -> dict[str, Any]:
+        """One move chosen from what the view says is legal (the server's own hints)."""
+        legal = self.game["legal"]
+        options: list[dict[str, Any]] = [{"type": "play", "card": c} for c in legal["play"]]
+        if legal["draw"]:
+            options.append({"type": "draw"})
+        if legal["pass"]:
+            options.append({"type": "pass"})
+        pending = self.game.get("pending")
+        if legal["choose"] and pending:
+            field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+            options = [{"type": "choose", field: v} for v in legal["choose"]]
+        move = rng.choice(options)
+        if move["type"] == "play" and len(self.view["hand"]) == 2:
+            move["uno"] = True
+        return await self.send(move)
+
+
+def stop_signal_kill() -> int:
+    return signal.SIGKILL
