@@ -47,7 +47,7 @@ async def test_three_humans_and_a_bot_play_to_round_over_then_rematch(server):
     assert any(e["kind"] == "round_over" for e in ann.events)
     # every client converged on the same public state
     for c in clients[1:]:
-        await c.until(lambda m: c.version == ann.version, timeout=5) if c.version != ann.version else None
+        await c.until_view(lambda v, c=c: c.version == ann.version, timeout=5)
         assert c.view["players"] == final["players"]
         assert c.view["game"]["winner"] == winner
     # the host starts a rematch: same room, the dealer moves on, scores carry

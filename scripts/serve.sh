@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Run the server on the embedded defaults (in-process Redis, SQLite file): nothing else needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXTRAS=dev scripts/setup.sh
+exec .venv/bin/mercyless serve "$@"
