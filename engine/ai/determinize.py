@@ -1,0 +1,82 @@
+"""Sample full game states consistent with what one seat knows.
+
+The seat knows its own hand, every count in its view, the discard pile since the last rebuild
+(its memory), and some cards in other hands (roulette reveals, hands it gave away). Everything
+else is dealt at random from the cards unaccounted for. The sample is a world the bot may
+search; the real state is never looked at.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from ..cards import NAME_TO_LETTER, build_deck
+from ..rules import Rules
+from ..state import Choice, GameState, Pending
+from .memory import Memory
+
+
+def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
+                rng: random.Random) -> GameState:
+    game = view["game"]
+    players = [p["id"] for p in view["players"]]
+    counts = {p["id"]: p["cards"] for p in view["players"]}
+    my_hand = list(view["hand"])
+    pool = Counter(build_deck(rules.deck))
+    pool.subtract(my_hand)
+    # the discard pile: what memory says, made to fit the count the view shows
+    discard = [c for c in memory.discard[:-1] if pool[c] > 0 and _take(pool, c)]
+    top = game["top"]
+    if pool[top] > 0:
+        pool[top] -= 1
+    discard = discard[-(game["discard_pile"] - 1):] if game["discard_pile"] > 1 else []
+    # cards known in other hands
+    hands: dict[str, list[str]] = {me: my_hand}
+    for pid in players:
+        if pid == me:
+            continue
+        known = [c for c in memory.known.get(pid, Counter()).elements() if pool[c] > 0]
+        keep = []
+        for c in known[: counts[pid]]:
+            pool[c] -= 1
+            keep.append(c)
+        hands[pid] = keep
+    rest = list(pool.elements())
+    # cards memory placed in the discard but the pool could not spare were already dropped;
+    # fill the discard up to its count from the unknown cards
+    rng.shuffle(rest)
+    while len(discard) < game["discard_pile"] - 1 and rest:
+        discard.append(rest.pop())
+    for pid in players:
+        if pid != me:
+            need = counts[pid] - len(hands[pid])
+            hands[pid].extend(rest[len(rest) - need:] if need > 0 else [])
+            if need > 0:
+                del rest[len(rest) - need:]
+    set_aside = [rest.pop() for _ in range(min(game["set_aside"], len(rest)))]
+    draw_pile = rest
+    pending = None
+    if game["pending"] is not None and game["pending"]["player"] == me:
+        p = game["pending"]
+        pending = Pending(players.index(me), Choice(p["choice"]), p.get("card") or top)
+    stack = game["stack"]
+    s = GameState(
+        rules=replace(rules, turn_timer_s=0), players=tuple(players), seed=str(rng.random()),
+        rng_counter=0, hands=[hands[p] for p in players],
+        eliminated=[p["eliminated"] for p in view["players"]],
+        uno=[p["uno"] for p in view["players"]], scores=[p["score"] for p in view["players"]],
+        draw_pile=draw_pile, discard=[*discard, top], set_aside=set_aside,
+        color=NAME_TO_LETTER[game["color"]], direction=game["direction"],
+        turn=players.index(game["turn"]), dealer=players.index(game["dealer"]),
+        stack_total=stack["total"] if stack else 0, stack_last=stack["last"] if stack else 0,
+        pending=pending, drew=game.get("drawn") is not None, drawn=game.get("drawn"),
+        exposed=[(players.index(e["player"]), e["until"]) for e in game["exposed"]])
+    return s
+
+
+def _take(pool: Counter[str], card: str) -> bool:
+    pool[card] -= 1
+    return True

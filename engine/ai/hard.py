@@ -1,0 +1,114 @@
+"""``hard``: flat Monte Carlo search over determinizations.
+
+For each decision it samples worlds consistent with what the seat has seen
+(:mod:`engine.ai.determinize`), plays every candidate move in each world (the same worlds for
+every candidate, so they are compared on equal footing) and plays the rest of the round with a
+fast policy, up to a horizon. A world's value for the seat is 1 for a win, 0 for being knocked
+out, and in between by how its hand compares with the others' when the horizon is reached. The
+candidate with the best mean wins; the search stops at its time budget. Out-of-turn calls
+(UNO, catches) and choices it has no time for are made the ``normal`` way.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from ..actions import Action, ActionKind
+from ..errors import IllegalAction
+from ..game import apply
+from ..rules import Rules
+from ..state import GameState
+from .determinize import determinize
+from .normal import NormalBot
+from .rollout import play_out
+
+PRIOR = 0.05  # the head start of the heuristic's own choice, per sampled world
+
+
+class HardBot(NormalBot):
+    level = "hard"
+
+    def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 60,
+                 max_worlds: int = 400) -> None:
+        super().__init__(me, rules)
+        self.budget_ms = budget_ms
+        self.horizon = horizon
+        self.max_worlds = max_worlds
+
+    def decide(self, view: dict[str, Any], rng: random.Random) -> Action | None:
+        game = view.get("game")
+        if not game or game.get("winner") is not None or not game.get("legal"):
+            return None
+        legal = game["legal"]
+        mine = game["turn"] == self.me if game["pending"] is None else game["pending"]["player"] == self.me
+        if legal["catch"] or legal["uno"] or not mine:
+            return super().decide(view, rng)
+        self.memory.sync(view)
+        candidates = self._candidates(view, rng)
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else super().decide(view, rng)
+        return self._search(view, candidates, super().decide(view, rng), rng)
+
+    def _candidates(self, view: dict[str, Any], rng: random.Random) -> list[Action]:
+        game = view["game"]
+        legal = game["legal"]
+        out: list[Action] = []
+        if legal["choose"]:
+            pending = game["pending"]
+            field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+            return [Action(ActionKind.CHOOSE, **{field: v}) for v in legal["choose"]]
+        for card in legal["play"]:
+            out.append(self._complete(view, card))
+        if legal["draw"]:
+            out.append(Action(ActionKind.DRAW))
+        if legal["pass"]:
+            out.append(Action(ActionKind.PASS))
+        return out
+
+    def _value(self, s: GameState, seat: int) -> float:
+        if s.winner is not None:
+            return 1.0 if s.winner == seat else 0.0
+        if s.eliminated[seat]:
+            return 0.0
+        mine = len(s.hands[seat])
+        others = [len(h) for i, h in enumerate(s.hands) if i != seat and not s.eliminated[i]]
+        if not others:
+            return 1.0
+        best_other = min(others)
+        # closer to going out than the best opponent, and far from the mercy limit
+        lead = (best_other - mine) / (best_other + mine + 1)
+        safety = 1 - mine / s.rules.mercy_limit
+        return max(0.0, min(1.0, 0.5 + 0.35 * lead + 0.15 * (safety - 0.5)))
+
+    def _search(self, view: dict[str, Any], candidates: list[Action], prior: Action | None,
+                rng: random.Random) -> Action:
+        """Mean value per candidate over sampled worlds; the ``normal`` choice gets a small
+        head start, so noise alone never talks the search out of a sound move."""
+        deadline = time.perf_counter() + self.budget_ms / 1000
+        totals = [0.0] * len(candidates)
+        worlds = 0
+        me = self.me
+        while worlds < self.max_worlds and (worlds < 2 or time.perf_counter() < deadline):
+            try:
+                world = determinize(view, me, self.rules, self.memory, rng)
+            except (ValueError, IndexError, KeyError):
+                break
+            seat = world.players.index(me)
+            worlds += 1
+            for i, action in enumerate(candidates):
+                try:
+                    s = apply(world, me, action, 0).state
+                except IllegalAction:
+                    totals[i] -= 1.0
+                    continue
+                play_out(s, rng, self.horizon)
+                totals[i] += self._value(s, seat)
+        if worlds == 0:
+            return prior or candidates[0]
+        for i, action in enumerate(candidates):
+            if prior is not None and (action.kind, action.card) == (prior.kind, prior.card):
+                totals[i] += PRIOR * worlds
+        best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
+        return candidates[best]

@@ -1,0 +1,123 @@
+"""What one seat has seen: the public events as it received them, folded into card knowledge.
+
+- ``discard``: the cards in the discard pile since the last rebuild (it starts with the first
+  card; plays and Discard Alls add to it; a reshuffle leaves only the top);
+- ``known``: cards known to sit in another player's hand (roulette reveals, hands this seat gave
+  away in a swap or a pass); they leave it when played, and move with swaps and passes;
+- ``seen``: how many cards of each colour this seat has seen played or revealed this round.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..cards import CARD_INFO
+
+
+class Memory:
+    def __init__(self, me: str) -> None:
+        self.me = me
+        self.discard: list[str] = []
+        self.known: dict[str, Counter[str]] = {}
+        self.seen: Counter[str] = Counter()
+        self.hand: list[str] = []  # this seat's hand as the events leave it
+        self.active: list[str] = []  # seat order of players still in (for passes)
+
+    def sync(self, view: dict[str, Any]) -> None:
+        """Align with a fresh view (the truth about this seat's own hand and the table)."""
+        self.hand = list(view.get("hand", []))
+        self.active = [p["id"] for p in view.get("players", []) if not p["eliminated"]]
+        game = view.get("game")
+        if game and (not self.discard or self.discard[-1] != game["top"]):
+            self.discard = [*self.discard, game["top"]] if self.discard else [game["top"]]
+
+    def _see(self, cards: list[str]) -> None:
+        for c in cards:
+            self.seen[CARD_INFO[c].color] += 1
+
+    def observe(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
+            getattr(self, "_on_" + e["kind"], _ignore)(e)
+
+    def _on_started(self, e: dict[str, Any]) -> None:
+        self.discard = [e["top"]]
+        self.known = {}
+        self.seen = Counter()
+        self._see([e["top"]])
+
+    def _on_played(self, e: dict[str, Any]) -> None:
+        card = e["card"]
+        self.discard.append(card)
+        self._see([card])
+        self._forget(e["player"], card)
+
+    def _on_discarded(self, e: dict[str, Any]) -> None:
+        cards = e["cards"]
+        self.discard[-1:-1] = cards  # under the Discard All
+        self._see(cards)
+        for c in cards:
+            self._forget(e["player"], c)
+
+    def _forget(self, player: str, card: str) -> None:
+        if player == self.me:
+            if card in self.hand:
+                self.hand.remove(card)
+            return
+        known = self.known.get(player)
+        if known and known[card] > 0:
+            known[card] -= 1
+
+    def _gain(self, player: str, cards: list[str]) -> None:
+        if player == self.me:
+            self.hand.extend(cards)
+        else:
+            self.known.setdefault(player, Counter()).update(cards)
+
+    def _on_drew(self, e: dict[str, Any]) -> None:
+        if e["player"] == self.me:
+            self.hand.extend(e.get("cards", []))
+
+    _on_took_stack = _on_drew
+    _on_caught = _on_drew
+
+    def _on_roulette(self, e: dict[str, Any]) -> None:
+        self._see(e["cards"])
+        self._gain(e["player"], e["cards"])
+
+    def _on_swapped(self, e: dict[str, Any]) -> None:
+        a, b = e["a"], e["b"]
+        hands = {p: self._holding(p) for p in (a, b)}
+        self._set_holding(a, hands[b])
+        self._set_holding(b, hands[a])
+
+    def _on_passed_hands(self, e: dict[str, Any]) -> None:
+        order = list(self.active)
+        if not order:
+            return
+        if e.get("direction", 1) < 0:
+            order.reverse()
+        holdings = [self._holding(p) for p in order]
+        for k, p in enumerate(order):
+            self._set_holding(p, holdings[k - 1])
+
+    def _holding(self, player: str) -> Counter[str]:
+        return Counter(self.hand) if player == self.me else Counter(self.known.get(player, Counter()))
+
+    def _set_holding(self, player: str, cards: Counter[str]) -> None:
+        if player == self.me:
+            self.hand = list(cards.elements())  # refined by the next view
+        else:
+            self.known[player] = Counter(cards)
+
+    def _on_eliminated(self, e: dict[str, Any]) -> None:
+        self.known.pop(e["player"], None)
+        if e["player"] in self.active:
+            self.active.remove(e["player"])
+
+    def _on_reshuffled(self, e: dict[str, Any]) -> None:
+        self.discard = self.discard[-1:]
+
+
+def _ignore(e: dict[str, Any]) -> None:
+    pass

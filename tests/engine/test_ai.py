@@ -1,0 +1,135 @@
+"""Bots: every move legal, no stalled choice, and decisions that depend only on what the seat
+may know (its view and its own copy of the events)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Action, ActionKind, apply, make_rules, new_game, view_for
+from engine.ai import make_bot
+from engine.ai.tournament import play_game, wilson
+from engine.cards import CARD_INFO
+from engine.game import next_deadline
+
+LEVEL_MIXES = [["easy", "normal", "hard", "easy"], ["normal", "normal", "hard", "hard"],
+               ["hard", "easy", "normal"], ["normal", "hard"]]
+FAST_HARD = {"budget_ms": 1000.0, "max_worlds": 3, "horizon": 20}
+
+
+@pytest.mark.parametrize("preset", ["mercyless", "printed"])
+@pytest.mark.parametrize("levels", LEVEL_MIXES)
+def test_bots_only_make_legal_moves_and_never_stall(levels, preset):
+    for seed in range(4):
+        rules = make_rules({"preset": preset, "turn_timer_s": 0})
+        players = [f"p{i}" for i in range(len(levels))]
+        bots = [make_bot(lv, p, rules, **(FAST_HARD if lv == "hard" else {}))
+                for lv, p in zip(levels, players, strict=True)]
+        rng = random.Random(seed)
+        state, events = new_game(players, rules, f"ai-{seed}")
+        now = 0
+        for _ in range(3000):
+            for bot, p in zip(bots, players, strict=True):
+                bot.observe([e.to_wire(p) for e in events])
+            if state.over:
+                break
+            now += 700
+            due = next_deadline(state)
+            if due is not None and due[1] <= now:
+                state, events = apply(state, None, Action(due[0]), now)
+                continue
+            seat = state.pending.player if state.pending is not None else state.turn
+            action = bots[seat].decide(view_for(state, players[seat], None, now), rng)
+            assert action is not None, "a bot stalled on its own turn or choice"
+            state, events = apply(state, players[seat], action, now)  # raises if illegal
+        assert state.over
+
+
+def _permute_hidden(state, me: str, rng: random.Random):
+    """The same view for ``me``, with every card hidden from ``me`` dealt differently."""
+    s = state.clone()
+    seat = s.players.index(me)
+    hidden = list(s.draw_pile) + list(s.set_aside)
+    for i, h in enumerate(s.hands):
+        if i != seat:
+            hidden += h
+    rng.shuffle(hidden)
+    k = 0
+    hands = list(s.hands)
+    for i, h in enumerate(s.hands):
+        if i != seat:
+            hands[i] = hidden[k:k + len(h)]
+            k += len(h)
+    s.hands = hands
+    s.set_aside = hidden[k:k + len(s.set_aside)]
+    k += len(s.set_aside)
+    s.draw_pile = hidden[k:]
+    return s
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_a_bot_cannot_see_hidden_cards(level):
+    """Same view + same events + same seed => same decision, however the hidden cards lie."""
+    rules = make_rules({"turn_timer_s": 0})
+    players = ["a", "b", "c", "d"]
+    opts = {"budget_ms": 1e9, "max_worlds": 4, "horizon": 15} if level == "hard" else {}
+    checked = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        state, events = new_game(players, rules, f"hidden-{seed}")
+        log = [e.to_wire("a") for e in events]
+        for _step in range(120):
+            if state.over:
+                break
+            seat = state.pending.player if state.pending is not None else state.turn
+            actor = players[seat]
+            if actor == "a":
+                other = _permute_hidden(state, "a", rng)
+                assert view_for(other, "a") == view_for(state, "a")
+                decisions = []
+                for world in (state, other):
+                    bot = make_bot(level, "a", rules, **opts)
+                    bot.observe(log)
+                    decisions.append(bot.decide(view_for(world, "a"), random.Random(99)))
+                assert decisions[0] == decisions[1]
+                checked += 1
+                action = decisions[0]
+            else:
+                bot = make_bot("easy", actor, rules)
+                action = bot.decide(view_for(state, actor), rng)
+            state, events = apply(state, actor, action, 0)
+            log += [e.to_wire("a") for e in events]
+    assert checked >= 30
+
+
+def test_normal_answers_a_stack_with_its_smallest_card_and_calls_uno():
+    rules = make_rules({"turn_timer_s": 0})
+    bot = make_bot("normal", "a", rules)
+    view = {
+        "players": [{"id": "a", "cards": 3, "eliminated": False, "uno": False, "score": 0},
+                    {"id": "b", "cards": 5, "eliminated": False, "uno": False, "score": 0}],
+        "hand": ["w-draw10", "y-draw4", "r-3"],
+        "game": {"top": "g-draw4", "color": "green", "direction": 1, "turn": "a",
+                 "stack": {"total": 4, "last": 4, "target": "a"}, "pending": None, "exposed": [],
+                 "winner": None, "draw_pile": 50, "discard_pile": 3, "set_aside": 0, "dealer": "b",
+                 "legal": {"play": ["w-draw10", "y-draw4"], "draw": True, "pass": False, "choose": [],
+                           "cancel": False, "uno": False, "catch": []}},
+    }
+    action = bot.decide(view, random.Random(1))
+    assert action.kind is ActionKind.PLAY and action.card == "y-draw4"
+    view["hand"] = ["r-3", "r-4"]
+    view["game"]["stack"] = None
+    view["game"]["top"] = "r-9"
+    view["game"]["color"] = "red"
+    view["game"]["legal"]["play"] = ["r-3", "r-4"]
+    action = bot.decide(view, random.Random(1))
+    assert action.uno is True and CARD_INFO[action.card].color == "r"
+
+
+def test_tournament_runs_and_reports_an_interval():
+    times = {"normal": [], "easy": []}
+    winner = play_game(["normal", "easy", "easy", "easy"], "mercyless", 3, times, {})
+    assert 0 <= winner < 4 and times["normal"]
+    low, high = wilson(40, 100)
+    assert low < 0.4 < high
