@@ -87,7 +87,7 @@ class NormalBot:
             return Action(ActionKind.CHOOSE, color=LETTER_TO_NAME[best])
         if choice == "target":
             players = self._players(view)
-            target = min((t for t in legal if t != self.me) or legal,
+            target = min([t for t in legal if t != self.me] or legal,
                          key=lambda t: (players[t]["cards"], t))
             return Action(ActionKind.CHOOSE, target=target)
         # Discard All top: leave the Discard All itself (its colour is ours)
@@ -133,7 +133,8 @@ class NormalBot:
             if others:
                 target = min(others, key=lambda p: p["cards"])["id"]
         top = card if info.kind is Kind.DISCARD_ALL and self.rules.discard_all_top.value == "choose" else None
-        return Action(ActionKind.PLAY, card, color, target, top, uno=len(hand) == 2 or info.kind is Kind.DISCARD_ALL)
+        uno = len(hand) == 2 or info.kind is Kind.DISCARD_ALL
+        return Action(ActionKind.PLAY, card, color, target, top, uno)
 
     def _score(self, view: dict[str, Any], card: str) -> float:
         info = CARD_INFO[card]

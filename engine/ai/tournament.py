@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import statistics
 import time
 from typing import Any
 
+from ..actions import EXPIRE as _EXPIRE
 from ..actions import ActionKind
 from ..game import apply, new_game, next_deadline
 from ..rules import make_rules
@@ -72,10 +72,8 @@ def play_game(levels: list[str], preset: str, seed: int, times: dict[str, list[f
     raise RuntimeError("game did not end")
 
 
-_EXPIRE = __import__("engine.actions", fromlist=["EXPIRE"]).EXPIRE
-
-
-def run(level: str, vs: str, games: int, preset: str, seed: int, bot_options: dict[str, Any]) -> dict[str, Any]:
+def run(level: str, vs: str, games: int, preset: str, seed: int,
+        bot_options: dict[str, Any]) -> dict[str, Any]:
     times: dict[str, list[float]] = {level: [], vs: []}
     wins = 0
     for g in range(games):
@@ -117,7 +115,6 @@ def main(argv: list[str] | None = None) -> None:
               f" {f'[{low:.1%}, {high:.1%}]':>17} {_pct(t, 0.5):>8.2f} {_pct(t, 0.99):>8.2f}"
               f"   ({time.perf_counter() - start:.0f} s; {args.vs} p50/p99"
               f" {_pct(r['times'][args.vs], 0.5):.2f}/{_pct(r['times'][args.vs], 0.99):.2f} ms)")
-        _ = statistics
 
 
 if __name__ == "__main__":  # pragma: no cover
