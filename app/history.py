@@ -1,0 +1,174 @@
+"""The night's record: finished rounds go from the room document (Redis) to the database.
+
+A round that ends is appended to its room's ``finished_rounds`` in the same commit that ends it,
+and the room's code is put in the outbox set. The :class:`HistoryWriter` (off every room's
+inbox) writes each waiting round in one transaction, keyed by a unique ``uid``, so a retry after
+an outage or a crash writes it once; only then is it taken out of the room document. A database
+outage just leaves rounds waiting in Redis until it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.orm import selectinload
+
+from engine import Record, apply, view_for
+from engine.record import start as start_round
+
+from .models import Match, Round, RoundRecord, RoundSeat
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+log = logging.getLogger("mercyless.history")
+
+
+async def write_round(sessions: async_sessionmaker, code: str, entry: dict[str, Any]) -> int:
+    """Store one finished round (idempotent on ``entry["uid"]``); returns its id."""
+    async with sessions() as session:
+        existing = await session.scalar(select(Round.id).where(Round.uid == entry["uid"]))
+        if existing is not None:
+            return existing
+        record = entry["record"]
+        match = await session.scalar(
+            select(Match).where(Match.room_code == code, Match.number == entry["match"]))
+        if match is None:
+            match = Match(room_code=code, number=entry["match"], rules=record["rules"],
+                          started_ms=record["start_ms"])
+            session.add(match)
+            await session.flush()
+        row = Round(uid=entry["uid"], match_id=match.id, room_code=code, number=entry["round"],
+                    seed=record["seed"], dealer=record["players"][record["dealer"]],
+                    winner=entry["winner"], reason=entry.get("reason"), points=entry.get("points", 0),
+                    eliminations=sum(1 for s in entry["seats"] if s["eliminated"]),
+                    started_ms=record["start_ms"], ended_ms=entry["ended_ms"],
+                    duration_ms=entry["ended_ms"] - record["start_ms"],
+                    action_count=len(record["steps"]), match_over=entry.get("match_over", False))
+        row.seats = [RoundSeat(**seat) for seat in entry["seats"]]
+        row.record = RoundRecord(record=orjson.dumps(record).decode())
+        session.add(row)
+        if entry.get("match_over"):
+            match.ended_ms = entry["ended_ms"]
+            match.winner = entry["winner"]
+            match.winner_name = next((s["name"] for s in entry["seats"]
+                                      if s["player_id"] == entry["winner"]), None)
+        try:
+            await session.commit()
+        except IntegrityError:  # another process wrote it first
+            await session.rollback()
+            found = await session.scalar(select(Round.id).where(Round.uid == entry["uid"]))
+            if found is None:
+                raise
+            return found
+        return row.id
+
+
+class HistoryWriter:
+    """Moves finished rounds from Redis to the database, retrying until it can."""
+
+    def __init__(self, hub: Hub, sessions: async_sessionmaker, retry_ms: int = 1000) -> None:
+        self.hub = hub
+        self.sessions = sessions
+        self.retry_ms = retry_ms
+        self.wake = asyncio.Event()
+        self.written = 0
+
+    def outbox_key(self) -> str:
+        return f"{self.hub.store.prefix}:history"
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.flush_all()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("history not written yet; will retry", exc_info=True)
+            self.wake.clear()
+            try:
+                await asyncio.wait_for(self.wake.wait(), self.retry_ms / 1000)
+            except asyncio.TimeoutError:
+                pass
+
+    async def flush_all(self) -> None:
+        redis = self.hub.store.redis
+        codes = [c.decode() for c in await redis.smembers(self.outbox_key())]
+        for code in codes:
+            await self.flush(code)
+
+    async def flush(self, code: str) -> None:
+        found = await self.hub.store.load(code)
+        if found is None:
+            await self.hub.store.redis.srem(self.outbox_key(), code)
+            return
+        _, document = found
+        waiting = document.get("finished_rounds") or []
+        written: list[str] = []
+        try:
+            for entry in waiting:
+                await write_round(self.sessions, code, entry)
+                written.append(entry["uid"])
+                self.written += 1
+        except (SQLAlchemyError, OSError, ConnectionError):
+            log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
+        if written:
+            await self.hub.forget_written(code, written)
+        elif not waiting:
+            await self.hub.store.redis.srem(self.outbox_key(), code)
+
+
+# -- reading the record back --------------------------------------------------------------------
+
+async def room_history(sessions: async_sessionmaker, code: str) -> dict[str, Any] | None:
+    async with sessions() as session:
+        matches = (await session.scalars(
+            select(Match).where(Match.room_code == code).order_by(Match.number)
+            .options(selectinload(Match.rounds).selectinload(Round.seats)))).all()
+    if not matches:
+        return None
+    return {"code": code, "matches": [{
+        "number": m.number, "started_ms": m.started_ms, "ended_ms": m.ended_ms,
+        "winner": m.winner, "winner_name": m.winner_name, "target_score": m.rules.get("target_score"),
+        "rounds": [round_summary(r) for r in m.rounds]} for m in matches]}
+
+
+def round_summary(r: Round) -> dict[str, Any]:
+    return {
+        "id": r.id, "room": r.room_code, "number": r.number, "winner": r.winner, "reason": r.reason,
+        "points": r.points, "eliminations": r.eliminations, "started_ms": r.started_ms,
+        "ended_ms": r.ended_ms, "duration_ms": r.duration_ms, "actions": r.action_count,
+        "match_over": r.match_over,
+        "seats": [{"seat": s.seat, "id": s.player_id, "name": s.name, "bot": s.bot_level,
+                   "final_cards": s.final_cards, "eliminated": s.eliminated,
+                   "score": s.score_after} for s in r.seats],
+    }
+
+
+async def load_round(sessions: async_sessionmaker, round_id: int) -> Round | None:
+    async with sessions() as session:
+        return await session.scalar(
+            select(Round).where(Round.id == round_id)
+            .options(selectinload(Round.seats), selectinload(Round.record)))
+
+
+def public_replay(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The finished round step by step as any spectator saw it: public events and table."""
+    rec = Record.from_dict(record)
+    state = start_round(rec)
+    steps = [{"step": 0, "player": None, "action": None,
+              "events": [{"kind": "started", "dealer": rec.players[rec.dealer]}],
+              "table": view_for(state, None)}]
+    for i, step in enumerate(rec.steps, start=1):
+        state, events = apply(state, step.player, step.action, step.now_ms)
+        action = step.action.to_wire()
+        steps.append({"step": i, "player": step.player, "at_ms": step.now_ms,
+                      "action": {"type": action["type"]} if action["type"] in ("draw", "pass") else action,
+                      "events": [e.public() for e in events], "table": view_for(state, None)})
+    return steps
