@@ -4,13 +4,12 @@ asyncpg), and Alembic upgrades to head (on start and from ``mercyless migrate``)
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-ROOT = Path(__file__).resolve().parent.parent
+from .paths import ALEMBIC_INI, MIGRATIONS_DIR
 
 
 def make_engine(url: str) -> AsyncEngine:
@@ -25,8 +24,8 @@ def sessions(engine: AsyncEngine) -> async_sessionmaker:
 
 
 def alembic_config(url: str) -> Config:
-    cfg = Config(str(ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg = Config(str(ALEMBIC_INI))
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", url)
     return cfg
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,11 +17,11 @@ from .api import ApiError, error_response
 from .clock import Clock
 from .hub import Hub
 from .logs import setup_logging
+from .paths import WEB_DIR
 from .protocol import Err
 from .settings import Settings, get_settings
 from .store import RoomStore, make_redis
 
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 log = logging.getLogger("mercyless")
 
 
@@ -49,6 +48,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.settings = settings
     app.include_router(api.router)
     app.include_router(ws.router)
+    if settings.bench_echo:
+        from . import bench_echo
+
+        app.include_router(bench_echo.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:

@@ -42,6 +42,7 @@ class Settings(BaseSettings):
     ws_ping_timeout_s: float = 10.0
     failed_joins_per_min: int = 10
     answers_kept: int = 4096
+    bench_echo: bool = False  # mount /ws-echo for the load benchmark
 
 
 @lru_cache

@@ -8,7 +8,7 @@ unknown or out of range raises :class:`~engine.errors.RulesError` naming the fie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -89,18 +89,27 @@ class Rules:
         return sum(n for _, n in self.deck)
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form (protocol.md ``room.rules``): enums as strings, the deck as a mapping."""
-        out = asdict(self)
-        out["deck"] = dict(self.deck)
-        for key, value in out.items():
-            if isinstance(value, StrEnum):
-                out[key] = value.value
-        return out
+        """The wire form (protocol.md ``room.rules``): enums as strings, the deck as a mapping.
+        A fresh dict each call (callers may change it); built from a per-value cache because
+        the server writes it with every commit."""
+        cached = _WIRE_FORMS.get(self)
+        if cached is None:
+            cached = {f.name: getattr(self, f.name) for f in fields(self)}
+            cached["deck"] = dict(self.deck)
+            for key, value in cached.items():
+                if isinstance(value, StrEnum):
+                    cached[key] = value.value
+            if len(_WIRE_FORMS) > 256:
+                _WIRE_FORMS.clear()
+            _WIRE_FORMS[self] = cached
+        return {**cached, "deck": dict(cached["deck"])}
 
     def can_deal(self, players: int) -> bool:
         """Enough cards for every hand plus the first discard."""
         return self.hand_size * players + 1 <= self.deck_size
 
+
+_WIRE_FORMS: dict[Rules, dict[str, Any]] = {}
 
 PRESETS: dict[str, Rules] = {
     "mercyless": Rules(),

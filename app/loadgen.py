@@ -1,0 +1,383 @@
+"""Load generator: ``python -m app.loadgen [--rooms 250 --clients 4 --rate 1 --duration 20]``.
+
+Starts a server process (real Redis at ``--redis``, limits lifted for one address) or drives
+``--url``, fills N rooms with M scripted WebSocket players, and prints for a paced run and a
+saturation run: actions/s, p50/p99 latency from sending an action to its patch arriving at every
+seat of the room, server CPU-us per action, errors; then the same stack's bare WebSocket echo
+(the ceiling) and the idle memory per connection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _ws(url: str) -> str:
+    return "ws" + url[len("http"):]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> Any:
+    """Apply the add/remove/replace operations the server sends (in place)."""
+    for op in ops:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].split("/")[1:]]
+        if not parts:
+            doc = op["value"]
+            continue
+        parent = doc
+        for p in parts[:-1]:
+            parent = parent[int(p)] if isinstance(parent, list) else parent[p]
+        last = parts[-1]
+        if isinstance(parent, list):
+            i = len(parent) if last == "-" else int(last)
+            if op["op"] == "add":
+                parent.insert(i, op["value"])
+            elif op["op"] == "remove":
+                del parent[i]
+            else:
+                parent[i] = op["value"]
+        elif op["op"] == "remove":
+            del parent[last]
+        else:
+            parent[last] = op["value"]
+    return doc
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.sent: dict[tuple[str, int], float] = {}  # (room, version) -> send time
+        self.arrivals: dict[tuple[str, int], list[float]] = {}
+        self.actions = 0
+        self.errors = 0
+        self.seats: dict[str, int] = {}
+
+    def latencies_ms(self) -> list[float]:
+        out = []
+        for key, t0 in self.sent.items():
+            arrived = self.arrivals.get(key, [])
+            if len(arrived) == self.seats[key[0]]:
+                out.append((max(arrived) - t0) * 1000)
+        return out
+
+
+class Player:
+    def __init__(self, room: Room, token: str) -> None:
+        self.room = room
+        self.token = token
+        self.view: dict[str, Any] = {}
+        self.version = 0
+        self.me = ""
+        self.ws: Any = None
+        self.pending_send: float | None = None
+        self.ids = 0
+
+    async def run(self, url: str, stats: Stats, stop: asyncio.Event) -> None:
+        async with websockets.connect(f"{_ws(url)}/ws/{self.room.code}", max_size=2**20,
+                                      compression=None) as ws:
+            self.ws = ws
+            await ws.send(json.dumps({"type": "hello", "token": self.token}))
+            reader = asyncio.create_task(self._read(stats))
+            await stop.wait()
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+    async def _read(self, stats: Stats) -> None:
+        async for raw in self.ws:
+            now = time.perf_counter()
+            msg = json.loads(raw)
+            kind = msg["type"]
+            if kind == "welcome":
+                self.view, self.version, self.me = msg["state"], msg["version"], msg["you"]
+            elif kind == "patch":
+                self.view = apply_ops(self.view, msg["ops"])
+                self.version = msg["version"]
+                stats.arrivals.setdefault((self.room.code, self.version), []).append(now)
+            elif kind == "ack":
+                if self.pending_send is not None:
+                    stats.sent[(self.room.code, self.version)] = self.pending_send
+                    stats.actions += 1
+                    self.pending_send = None
+            elif kind == "error":
+                stats.errors += 1
+                self.pending_send = None
+            self.room.changed.set()
+
+    def move(self, rng: random.Random) -> dict[str, Any] | None:
+        view = self.view
+        game = view.get("game")
+        room_status = view.get("room", {}).get("status")
+        if room_status in ("round_over", "match_over") and view["room"]["host"] == self.me:
+            return {"type": "rematch"}
+        if not game or room_status != "playing" or not game.get("legal"):
+            return None
+        pending = game.get("pending")
+        mine = pending["player"] == self.me if pending else game["turn"] == self.me
+        if not mine:
+            return None
+        legal = game["legal"]
+        if legal["choose"]:
+            field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+            return {"type": "choose", field: rng.choice(legal["choose"])}
+        if legal["play"]:
+            return {"type": "play", "card": rng.choice(legal["play"]), "uno": len(view["hand"]) == 2}
+        if legal["draw"]:
+            return {"type": "draw"}
+        if legal["pass"]:
+            return {"type": "pass"}
+        return None
+
+
+class Room:
+    """Drives one room: whoever must act next acts, at most one action per ``interval``."""
+
+    def __init__(self, code: str, interval: float, rng: random.Random) -> None:
+        self.code = code
+        self.interval = interval
+        self.rng = rng
+        self.players: list[Player] = []
+        self.changed = asyncio.Event()
+        self.acting = True
+
+    async def drive(self) -> None:
+        next_at = 0.0
+        while self.acting:
+            self.changed.clear()
+            for player in self.players:
+                if player.pending_send is None and player.move(self.rng) is not None:
+                    break
+            else:
+                await self.changed.wait()
+                continue
+            wait = next_at - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            move = player.move(self.rng)
+            if move is None or not self.acting:
+                continue
+            player.ids += 1
+            move["id"] = f"{player.me}-{player.ids}"
+            next_at = time.perf_counter() + self.interval
+            player.pending_send = time.perf_counter()
+            await player.ws.send(json.dumps(move))
+            while player.pending_send is not None and self.acting:
+                self.changed.clear()
+                await self.changed.wait()
+
+
+async def setup_rooms(url: str, rooms: int, clients: int, interval: float) -> list[Room]:
+    out = []
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        for r in range(rooms):
+            host = (await http.post("/api/rooms", json={"name": "Host", "rules": {"turn_timer_s": 0}})).json()
+            room = Room(host["code"], interval, random.Random(r))
+            room.players.append(Player(room, host["token"]))
+            for c in range(1, clients):
+                j = (await http.post(f"/api/rooms/{host['code']}/join", json={"name": f"P{c}"})).json()
+                room.players.append(Player(room, j["token"]))
+            out.append(room)
+    return out
+
+
+async def start_rooms(rooms: list[Room]) -> None:
+    for room in rooms:
+        host = room.players[0]
+        while not host.me:
+            await asyncio.sleep(0.01)
+        await host.ws.send(json.dumps({"type": "start", "id": "start"}))
+
+
+async def game_run(url: str, pid: int | None, rooms_n: int, clients: int, rate: float | None,
+                   duration: float) -> dict[str, Any]:
+    interval = 0.0 if rate is None else 1.0 / (rate * clients)
+    rooms = await setup_rooms(url, rooms_n, clients, interval)
+    stats = Stats()
+    stop = asyncio.Event()
+    for room in rooms:
+        stats.seats[room.code] = clients
+    tasks = [asyncio.create_task(p.run(url, stats, stop)) for room in rooms for p in room.players]
+    await start_rooms(rooms)
+    drivers = [asyncio.create_task(room.drive()) for room in rooms]
+    await asyncio.sleep(2)  # warm-up
+    stats.sent.clear()
+    stats.arrivals.clear()
+    stats.actions = stats.errors = 0
+    cpu0 = cpu_seconds(pid) if pid else 0.0
+    t0 = time.perf_counter()
+    await asyncio.sleep(duration)
+    for room in rooms:
+        room.acting = False
+        room.changed.set()
+    elapsed = time.perf_counter() - t0
+    cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
+    actions = stats.actions
+    await asyncio.sleep(0.5)  # let the last patches land
+    lat = sorted(stats.latencies_ms())
+    stop.set()
+    await asyncio.gather(*tasks, *drivers, return_exceptions=True)
+    return {"actions_per_s": actions / elapsed, "p50": _q(lat, 0.5), "p99": _q(lat, 0.99),
+            "cpu_us_per_action": cpu / max(actions, 1) * 1e6, "errors": stats.errors, "actions": actions,
+            "cpu_share": cpu / elapsed}
+
+
+def _q(values: list[float], q: float) -> float:
+    return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
+
+
+async def echo_run(url: str, pid: int | None, conns: int, duration: float) -> dict[str, Any]:
+    payload = json.dumps({"type": "play", "id": "x" * 8, "card": "r-7", "uno": False})
+    count = 0
+    stop = False
+    lat: list[float] = []
+
+    async def one() -> None:
+        nonlocal count
+        async with websockets.connect(f"{_ws(url)}/ws-echo", compression=None) as ws:
+            while not stop:
+                t = time.perf_counter()
+                await ws.send(payload)
+                await ws.recv()
+                count += 1
+                lat.append((time.perf_counter() - t) * 1000)
+
+    tasks = [asyncio.create_task(one()) for _ in range(conns)]
+    await asyncio.sleep(1)
+    count = 0
+    lat.clear()
+    cpu0 = cpu_seconds(pid) if pid else 0.0
+    t0 = time.perf_counter()
+    await asyncio.sleep(duration)
+    elapsed = time.perf_counter() - t0
+    done = count
+    cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
+    stop = True
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat.sort()
+    return {"msgs_per_s": done / elapsed, "cpu_us_per_msg": cpu / max(done, 1) * 1e6, "p99": _q(lat, 0.99)}
+
+
+async def idle_memory(url: str, pid: int, conns: int) -> float:
+    rooms = await setup_rooms(url, conns // 4, 4, 0.0)
+    before = rss_kb(pid)
+    sockets = []
+    for room in rooms:
+        for p in room.players:
+            ws = await websockets.connect(f"{_ws(url)}/ws/{room.code}", compression=None)
+            await ws.send(json.dumps({"type": "hello", "token": p.token}))
+            await ws.recv()
+            sockets.append(ws)
+    await asyncio.sleep(1)
+    after = rss_kb(pid)
+    for ws in sockets:
+        await ws.close()
+    return (after - before) / max(len(sockets), 1)
+
+
+def spawn(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = dict(os.environ, REDIS_URL=redis_url, BENCH_ECHO="true", RATE_BURST="1000000",
+               RATE_PER_S="1000000", LOG_LEVEL="WARNING", KEY_PREFIX=f"load{port}", PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/healthz", timeout=0.5).status_code == 200:
+                return proc, url
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    proc = None
+    url, pid = args.url, args.server_pid
+    if url is None:
+        proc, url = spawn(args.redis)
+        pid = proc.pid
+    try:
+        paced = await game_run(url, pid, args.rooms, args.clients, args.rate, args.duration)
+        print(f"paced   {args.rooms} rooms x {args.clients} clients at {args.rate}/s each: "
+              f"{paced['actions_per_s']:.0f} actions/s, p50 {paced['p50']:.1f} ms, "
+              f"p99 {paced['p99']:.1f} ms, "
+              f"{paced['cpu_us_per_action']:.0f} server CPU-us/action, errors {paced['errors']}")
+        sat = await game_run(url, pid, args.sat_rooms, args.clients, None, args.duration)
+        print(f"saturated {args.sat_rooms} rooms x {args.clients}: {sat['actions_per_s']:.0f} actions/s, "
+              f"p50 {sat['p50']:.1f} ms, p99 {sat['p99']:.1f} ms, {sat['cpu_us_per_action']:.0f} "
+              f"server CPU-us/action (server CPU {sat['cpu_share']:.0%}), errors {sat['errors']}")
+        echo = await echo_run(url, pid, args.echo_conns, args.duration)
+        print(f"echo    {args.echo_conns} connections: {echo['msgs_per_s']:.0f} msgs/s, "
+              f"{echo['cpu_us_per_msg']:.1f} server CPU-us/msg, p99 {echo['p99']:.1f} ms")
+        if pid:
+            game_ceiling = 1e6 / sat["cpu_us_per_action"]
+            echo_ceiling = 1e6 / echo["cpu_us_per_msg"]
+            print(f"saturation throughput per server CPU-second: game {game_ceiling:.0f} actions, "
+                  f"echo {echo_ceiling:.0f} msgs -> {game_ceiling / echo_ceiling:.0%} of the echo ceiling")
+            mem = await idle_memory(url, pid, args.idle)
+            print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default=None, help="drive a running server (with BENCH_ECHO=true)")
+    parser.add_argument("--server-pid", type=int, default=None)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--rooms", type=int, default=250)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--rate", type=float, default=1.0, help="actions per client per second")
+    parser.add_argument("--sat-rooms", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--echo-conns", type=int, default=200)
+    parser.add_argument("--idle", type=int, default=2000)
+    args = parser.parse_args(argv)
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    asyncio.run(main_async(args))
+    _ = statistics
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
