@@ -33,6 +33,7 @@ class Spectator:
     name: str
     token_hash: str
     connected: bool = False
+    dropped_at: int | None = None  # when the socket dropped (a return is announced)
 
 
 @dataclass
@@ -117,7 +118,7 @@ def room_part(room: Room) -> dict[str, Any]:
         "code": room.code,
         "host": room.host,
         "status": room.status,
-        "rules": make_rules(room.rules).to_dict(),
+        "rules": room.rules,  # validated and complete since the room was made
         "round": room.round,
         "spectators": [{"id": s.id, "name": s.name, "connected": s.connected} for s in room.spectators],
     }
@@ -126,7 +127,7 @@ def room_part(room: Room) -> dict[str, Any]:
 def lobby_players(room: Room) -> list[dict[str, Any]]:
     return [{"id": s.id, "name": s.name, "bot": s.bot is not None,
              "connected": s.connected or s.bot is not None, "cards": 0, "eliminated": False,
-             "uno": False, "score": room.scores.get(s.id, 0)} for s in room.seats]
+             "uno": False, "score": room.scores.get(s.id, 0), "level": s.bot} for s in room.seats]
 
 
 def room_view(loaded: Loaded, viewer: str, now_ms: int | None = None,

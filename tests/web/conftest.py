@@ -1,0 +1,90 @@
+"""Browser tests: Debian's Chromium driven by Playwright's sync API against a real server process.
+
+No browser download ever happens: Playwright launches /usr/bin/chromium. One server and one browser
+serve the whole module set; every test opens its own browser contexts (separate localStorage, so
+separate players).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.harness import ROOT, ServerProcess
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = ROOT / "artifacts"
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def web_server() -> Iterator[ServerProcess]:
+    proc = ServerProcess(bot_delay_ms=25).start()
+    yield proc
+    err = proc.stop()
+    assert "Traceback" not in err, err[-3000:]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    with playwright_sync.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+class Pages:
+    """Opens browser contexts (one per player) and closes them after the test."""
+
+    def __init__(self, browser: object, base: str) -> None:
+        self.browser = browser
+        self.base = base
+        self.contexts: list[object] = []
+        self.errors: list[str] = []
+
+    def new(self, *, phone: bool = False, locale: str = "en-US", **kwargs: object):
+        if phone:
+            opts = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
+                    "has_touch": True}
+        else:
+            opts = {"viewport": {"width": 1280, "height": 860}}
+        opts.update(kwargs)
+        ctx = self.browser.new_context(locale=locale, base_url=self.base, reduced_motion="reduce", **opts)
+        ctx.set_default_timeout(10_000)
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        page.on("console", self._console)
+        return page
+
+    def _console(self, msg: object) -> None:
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text}")
+
+    def close(self) -> None:
+        for ctx in self.contexts:
+            ctx.close()
+
+
+@pytest.fixture
+def pages(browser: object, web_server: ServerProcess) -> Iterator[Pages]:
+    p = Pages(browser, web_server.url)
+    yield p
+    p.close()
+    # a 404 for a wrong room code is expected in the browser console; anything else is a bug
+    unexpected = [e for e in p.errors if "404" not in e and "409" not in e]
+    assert not unexpected, unexpected

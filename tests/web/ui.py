@@ -1,0 +1,114 @@
+"""What the browser tests do through the UI, as a person would (no sleeps: Playwright waits)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+STATE_JS = """() => {
+  const t = document.querySelector('.table');
+  return {status: document.body.dataset.status || null, version: Number(document.body.dataset.version || 0),
+          turn: t ? t.dataset.turn : null, dialog: !!document.querySelector('#dlg[open]')};
+}"""
+
+
+def state(page) -> dict[str, Any]:
+    return page.evaluate(STATE_JS)
+
+
+def create_room(page, name: str) -> str:
+    page.goto("/")
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Create a room").click()
+    page.wait_for_selector(".lobby .bigcode")
+    page.wait_for_function("() => /\\/r\\/[A-Z2-9]{6}$/.test(location.pathname)")
+    return page.evaluate("() => location.pathname.split('/').pop()")
+
+
+def join_by_link(page, code: str, name: str) -> None:
+    page.goto(f"/r/{code}")
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name=f"Join room {code}").click()
+
+
+def add_bot(page, level: str) -> None:
+    seats = page.locator(".seatlist .seat").count()
+    page.select_option("#bot-level", level)
+    page.get_by_role("button", name="Add bot").click()
+    page.wait_for_function("n => document.querySelectorAll('.seatlist .seat').length === n", arg=seats + 1)
+
+
+def wait_version_after(page, version: int, timeout: float = 15_000) -> None:
+    page.wait_for_function(
+        "v => Number(document.body.dataset.version) > v || !!document.querySelector('#dlg[open]')"
+        " || !['playing'].includes(document.body.dataset.status)",
+        arg=version, timeout=timeout)
+
+
+OPTIONS_JS = """() => {
+  const vis = (el) => !!el && !el.hidden && !!el.offsetParent;
+  const t = document.querySelector('.table');
+  const uno = document.querySelector('button[data-key=uno]');
+  const catchBtn = [...document.querySelectorAll('.opp .catch')].find(vis);
+  return {
+    status: document.body.dataset.status || null,
+    version: Number(document.body.dataset.version || 0),
+    turn: t ? t.dataset.turn : null,
+    dialog: !!document.querySelector('#dlg[open]'),
+    catchKey: catchBtn ? catchBtn.dataset.key : null,
+    uno: vis(uno) ? (uno.classList.contains('urgent') ? 'call' : uno.getAttribute('aria-pressed')) : null,
+    playable: document.querySelectorAll('.hand-card.playable').length,
+    take: vis(document.querySelector('button[data-key=take]')),
+    draw: vis(document.querySelector('button[data-key=draw]')),
+    pass: vis(document.querySelector('button[data-key=pass]')),
+  };
+}"""
+
+
+def take_turn(page) -> bool:
+    """If this page may act, act once from what the UI offers; True when it did something."""
+    s = page.evaluate(OPTIONS_JS)
+    if s["status"] != "playing":
+        return False
+    if s["dialog"]:
+        # any choice: the first option (a colour, a target, a top card)
+        page.locator("#dlg[open] .dlg-option").first.click()
+        page.wait_for_function(
+            "v => !document.querySelector('#dlg[open]') || Number(document.body.dataset.version) > v",
+            arg=s["version"])
+        return True
+    if s["catchKey"]:
+        page.click(f"button[data-key='{s['catchKey']}']")
+        return True
+    if s["uno"] == "call":
+        page.click("button[data-key=uno]")
+        wait_version_after(page, s["version"])
+        return True
+    if s["turn"] != "me":
+        return False
+    if s["uno"] == "false":  # two cards: call UNO with the next play
+        page.click("button[data-key=uno]")
+        page.wait_for_selector("button[data-key=uno][aria-pressed=true]")
+    if s["playable"]:
+        page.locator(".hand-card.playable").first.click()
+    elif s["take"]:
+        page.click("button[data-key=take]")
+    elif s["draw"]:
+        page.click("button[data-key=draw]")
+    elif s["pass"]:
+        page.click("button[data-key=pass]")
+    else:
+        return False
+    wait_version_after(page, s["version"])
+    return True
+
+
+def hand(page) -> list[str]:
+    return page.eval_on_selector_all(".hand .hand-card", "els => els.map(e => e.dataset.card)")
+
+
+def no_horizontal_scroll(page) -> tuple[int, int]:
+    return page.evaluate("() => [document.scrollingElement.scrollWidth, window.innerWidth]")
+
+
+CODE_RE = re.compile(r"^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$")

@@ -1,0 +1,117 @@
+// Choice dialogs on the native <dialog> (focus is trapped, Esc cancels where cancelling is allowed).
+import { cardFace, cardName, COLORS, colorName } from "./cards.js";
+import { S, name, secondsLeft } from "./core.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+let current = null; // {el, resolve, key}
+
+function dialogEl() {
+  let el = document.getElementById("dlg");
+  if (!el) {
+    el = h("dialog#dlg.dlg", { "aria-labelledby": "dlg-title", "aria-describedby": "dlg-desc" });
+    document.body.append(el);
+  }
+  return el;
+}
+
+export function dialogKey() {
+  return current ? current.key : null;
+}
+
+export function closeDialog(value = null) {
+  if (!current) return;
+  const { el, resolve } = current;
+  current = null;
+  if (el.open) el.close();
+  el.replaceChildren();
+  resolve(value);
+}
+
+/**
+ * Open a dialog. spec: {key, title, desc, kind, options: [{value, label, render(), class}],
+ * cancel: label|null, deadline}. Resolves with the chosen value, or null when cancelled.
+ */
+export function openDialog(spec) {
+  closeDialog(null);
+  const el = dialogEl();
+  el.className = `dlg dlg-${spec.kind || "choice"}`;
+  const body = h("div.dlg-body");
+  body.append(h("h2#dlg-title.dlg-title", spec.title));
+  const desc = h("p#dlg-desc.dlg-desc", spec.desc || "");
+  body.append(desc);
+  if (spec.deadline) {
+    const timer = h("p.dlg-timer", { "data-deadline": spec.deadline, "data-fmt": "dlg.choice.timer" },
+      t("dlg.choice.timer", { s: secondsLeft(spec.deadline) }));
+    body.append(timer);
+  }
+  const list = h("div.dlg-options", { role: "group", "aria-labelledby": "dlg-title" });
+  for (const opt of spec.options) {
+    const btn = h("button.dlg-option", { type: "button", class: opt.class || "", "data-value": opt.value,
+      "aria-label": opt.label, onclick: () => closeDialog(opt.value) });
+    const content = opt.render ? opt.render() : opt.label;
+    if (Array.isArray(content)) btn.append(...content);
+    else btn.append(content);
+    list.append(btn);
+  }
+  body.append(list);
+  if (spec.cancel) {
+    body.append(h("div.dlg-actions", h("button.btn.ghost.dlg-cancel", { type: "button", onclick: () => closeDialog(null) }, spec.cancel)));
+  }
+  el.replaceChildren(body);
+  el.oncancel = (e) => {
+    e.preventDefault();
+    if (spec.cancel) closeDialog(null);
+  };
+  return new Promise((resolve) => {
+    current = { el, resolve, key: spec.key || null };
+    el.showModal();
+    const first = el.querySelector(".dlg-option");
+    if (first) first.focus();
+  });
+}
+
+export function askColor({ key, card, cancel = true, title, desc, deadline }) {
+  return openDialog({
+    key, kind: "color", deadline,
+    title: title || t("dlg.color.title"),
+    desc: desc || (card ? t("dlg.color.for", { card: cardName(card) }) : ""),
+    cancel: cancel ? t("dlg.color.cancel") : null,
+    options: COLORS.map((c) => ({
+      value: c, label: colorName(c), class: `opt-color oc-${c[0]}`,
+      render: () => [h("span.oc-swatch", { "aria-hidden": "true" }, t(`letter.${c[0]}`)), h("span.oc-name", colorName(c))],
+    })),
+  });
+}
+
+export function askTarget({ key, targets, deadline, cancel = true }) {
+  const players = S.view.players;
+  return openDialog({
+    key, kind: "target", deadline,
+    title: t("dlg.target.title"),
+    desc: t("dlg.target.d"),
+    cancel: cancel ? t("dlg.color.cancel") : null,
+    options: targets.map((id) => {
+      const p = players.find((x) => x.id === id);
+      const n = p ? p.cards : 0;
+      const self = id === S.you;
+      const count = n === 1 ? t("table.card1") : t("table.cards", { n });
+      const label = self ? t("dlg.target.keep") : `${name(id)}, ${count}`;
+      return {
+        value: id, label, class: self ? "opt-target keep" : "opt-target",
+        render: () => [h("span.ot-name", self ? t("dlg.target.keep") : name(id)),
+          h("span.ot-count", { "aria-hidden": "true" }, count)],
+      };
+    }),
+  });
+}
+
+export function askTop({ key, cards, deadline }) {
+  return openDialog({
+    key, kind: "top", deadline,
+    title: t("dlg.top.title"),
+    desc: t("dlg.top.d"),
+    cancel: t("dlg.color.cancel"),
+    options: cards.map((c) => ({ value: c, label: cardName(c), class: "opt-card", render: () => cardFace(c, { size: "md" }) })),
+  });
+}

@@ -1,0 +1,48 @@
+// h("button.primary", {onclick, "aria-label": "…"}, "text", child…): a tiny element builder.
+
+export function h(tag, attrs, ...children) {
+  const [head, ...classes] = tag.split(".");
+  const [name, id] = head.split("#");
+  const el = document.createElement(name || "div");
+  if (id) el.id = id;
+  if (classes.length) el.className = classes.join(" ");
+  if (attrs && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
+    children.unshift(attrs);
+    attrs = null;
+  }
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "class") el.className = [el.className, v].filter(Boolean).join(" ");
+      else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
+      else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+      else if (k === "html") el.innerHTML = v;
+      else if (k in el && !k.includes("-") && k !== "list" && k !== "form") el[k] = v;
+      else el.setAttribute(k, v === true ? "" : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function svg(markup, cls = "icon") {
+  const span = document.createElement("span");
+  span.className = cls;
+  span.setAttribute("aria-hidden", "true");
+  span.innerHTML = markup;
+  return span;
+}
+
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}

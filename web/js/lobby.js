@@ -1,0 +1,263 @@
+// The lobby: the code large enough to read across a table, the invite link, seats, bots, rules.
+import { S, botLevel, isHost, name, send, toast } from "./core.js";
+import { h, replace } from "./dom.js";
+import { t } from "./i18n.js";
+
+const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
+  "zero", "roulette_chooser"];
+const INT_ORDER = ["mercy_limit", "hand_size", "uno_penalty", "catch_window_s", "target_score", "turn_timer_s"];
+const COLORED_KINDS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "draw2", "draw4", "skip", "skipall",
+  "reverse", "discard"];
+const WILD_KINDS = ["reverse4", "draw6", "draw10", "roulette", "wild"];
+
+let refs = null; // persistent elements of the current lobby
+
+export function inviteUrl() {
+  return `${location.origin}/r/${S.code}`;
+}
+
+export async function copyInvite() {
+  const url = inviteUrl();
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(url);
+      toast(t("lobby.copied"), "good");
+      return;
+    }
+  } catch {
+    /* fall through to the fallback */
+  }
+  // fallback: a selected textarea and execCommand, else show the link to copy by hand
+  const area = h("textarea", { readonly: true, style: { position: "fixed", top: "-1000px", opacity: "0" } });
+  area.value = url;
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  if (ok) toast(t("lobby.copied"), "good");
+  else {
+    toast(t("lobby.copyFailed", { url }), "info", 9000);
+    const link = document.querySelector(".invite-link");
+    if (link) {
+      const range = document.createRange();
+      range.selectNodeContents(link);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+    }
+  }
+}
+
+function avatar(id, label) {
+  let hash = 0;
+  for (const ch of String(id)) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  return h("span.avatar", { style: { "--hue": String(hash % 360) }, "aria-hidden": "true" },
+    ([...String(label || "?")][0] || "?").toUpperCase());
+}
+
+export { avatar };
+
+function seatItem(p, i, host) {
+  const you = p.id === S.you;
+  const li = h("li.seat", { class: you ? "is-you" : "", "data-player": p.id });
+  li.append(h("span.seat-no", { "aria-hidden": "true" }, String(i + 1)));
+  li.append(avatar(p.id, p.name));
+  const who = h("span.seat-name", p.name);
+  if (you) who.append(h("span.tag.tag-you", ` (${t("lobby.you")})`));
+  li.append(who);
+  const badges = h("span.badges");
+  if (p.id === S.view.room.host) badges.append(h("span.badge.badge-host", t("lobby.host")));
+  if (p.bot) badges.append(h("span.badge.badge-bot", botLevel(p) ? t("lobby.bot", { level: t(`level.${botLevel(p)}`) }) : "Bot"));
+  li.append(badges);
+  li.append(h("span.dot", { class: p.connected ? "on" : "off", role: "img", "aria-label": t(p.connected ? "online" : "offline"),
+    title: t(p.connected ? "online" : "offline") }));
+  if (host && p.id !== S.view.room.host) {
+    li.append(h("button.icon-btn.remove", { type: "button", "aria-label": t("lobby.remove", { name: p.name }),
+      title: t("lobby.remove", { name: p.name }), "data-key": `remove:${p.id}`,
+      onclick: () => send("remove_seat", { player_id: p.id }) }, "×"));
+  }
+  return li;
+}
+
+function presetMatch(rules) {
+  const presets = S.catalog?.presets || {};
+  for (const [key, preset] of Object.entries(presets)) {
+    if (JSON.stringify(preset) === JSON.stringify(rules)) return key;
+    const same = Object.keys(preset).every((k) => JSON.stringify(preset[k]) === JSON.stringify(rules[k]));
+    if (same) return key;
+  }
+  return null;
+}
+
+function ruleField(key, spec, host) {
+  const id = `rule-${key}`;
+  const wrap = h("div.rule", { "data-rule": key });
+  wrap.append(h("label.rule-name", { for: id }, t(`rule.${key}`)));
+  let control;
+  if (key === "scoring") {
+    control = h("input.switch", { type: "checkbox", id, role: "switch", disabled: !host, "aria-describedby": `${id}-d`,
+      onchange: (e) => send("set_rules", { rules: { scoring: e.target.checked } }) });
+  } else if (spec.values) {
+    control = h("select", { id, disabled: !host, "aria-describedby": `${id}-d`,
+      onchange: (e) => send("set_rules", { rules: { [key]: e.target.value } }) },
+    spec.values.map((v) => h("option", { value: v }, t(`rule.${key}.${v}`))));
+  } else {
+    const min = key === "turn_timer_s" ? 0 : spec.min;
+    control = h("input.num", { id, type: "number", inputmode: "numeric", min, max: spec.max, step: 1, disabled: !host,
+      "aria-describedby": `${id}-d`,
+      onchange: (e) => {
+        const el = e.target;
+        const n = Number(el.value);
+        const okTimer = key !== "turn_timer_s" || n === 0 || n >= spec.min;
+        if (!Number.isInteger(n) || n < min || n > spec.max || !okTimer) {
+          el.setAttribute("aria-invalid", "true");
+          const range = key === "turn_timer_s" ? `0, ${spec.min}–${spec.max}` : `${spec.min}–${spec.max}`;
+          toast(`${t(`rule.${key}`)}: ${range}`, "error");
+          el.value = S.view.room.rules[key];
+          return;
+        }
+        el.removeAttribute("aria-invalid");
+        send("set_rules", { rules: { [key]: n } });
+      } });
+  }
+  const unit = key.endsWith("_s") ? t("unit.s") : key === "target_score" ? t("unit.pts") : ["mercy_limit", "hand_size", "uno_penalty"].includes(key) ? t("unit.cards") : "";
+  const row = h("div.rule-control", control, unit ? h("span.unit", { "aria-hidden": "true" }, unit) : null);
+  wrap.append(row);
+  wrap.append(h("p.rule-desc", { id: `${id}-d` }, t(`rule.${key}.d`)));
+  return { wrap, control, key };
+}
+
+function deckEditor(host) {
+  const details = h("details.deck");
+  const summary = h("summary");
+  details.append(summary);
+  const grid = h("div.deck-grid");
+  const inputs = [];
+  const sendDeck = () => {
+    const deck = {};
+    for (const inp of inputs) {
+      const n = Math.max(0, Math.min(100, Math.floor(Number(inp.value) || 0)));
+      for (const code of inp.codes) if (n > 0) deck[code] = n;
+    }
+    send("set_rules", { rules: { deck } });
+  };
+  const add = (kind, codes, label) => {
+    const id = `deck-${kind}`;
+    const inp = h("input.num.deck-num", { id, type: "number", min: 0, max: 100, step: 1, disabled: !host, onchange: sendDeck });
+    inp.codes = codes;
+    inp.kind = kind;
+    inputs.push(inp);
+    grid.append(h("label.deck-item", { for: id }, h("span", label), inp));
+  };
+  for (const k of COLORED_KINDS) add(k, ["r", "y", "g", "b"].map((c) => `${c}-${k}`), /^\d$/.test(k) ? k : t(`kind.${k}`));
+  for (const k of WILD_KINDS) add(k, [`w-${k}`], t(`kind.${k}`));
+  details.append(h("p.rule-desc", t("rule.deck.d")), grid);
+  return { details, summary, inputs };
+}
+
+function build(stage) {
+  const host = isHost();
+  const codeEl = h("p.bigcode", { "aria-label": "" });
+  const linkEl = h("code.invite-link");
+  const invite = h("section.panel.invite", { "aria-labelledby": "invite-h" },
+    h("h2#invite-h.label", t("lobby.code")),
+    codeEl,
+    h("div.invite-actions",
+      h("button.btn.primary", { type: "button", "data-key": "copy", onclick: copyInvite }, t("lobby.share")),
+      navigator.share ? h("button.btn", { type: "button", onclick: () => navigator.share({ title: "Mercyless", url: inviteUrl() }).catch(() => {}) }, t("lobby.shareNative")) : null),
+    linkEl);
+
+  const seatsH = h("h2#seats-h");
+  const seatList = h("ol.seatlist");
+  const spect = h("div.spectators");
+  const level = h("select#bot-level", { "aria-label": t("lobby.botLevel") },
+    ["easy", "normal", "hard"].map((l) => h("option", { value: l }, t(`level.${l}`))));
+  level.value = localStorage.getItem("mercyless.botLevel") || "normal";
+  level.addEventListener("change", () => localStorage.setItem("mercyless.botLevel", level.value));
+  const addBot = h("div.addbot", h("label.sr-only", { for: "bot-level" }, t("lobby.botLevel")), level,
+    h("button.btn", { type: "button", "data-key": "addbot", onclick: () => send("add_bot", { level: level.value }) }, `+ ${t("lobby.addBot")}`));
+  const startBtn = h("button.btn.primary.big.start", { type: "button", "data-key": "start", onclick: () => send("start") }, t("lobby.start"));
+  const startNote = h("p.note", { role: "status" });
+  const seats = h("section.panel.seats", { "aria-labelledby": "seats-h" }, seatsH, seatList, host ? addBot : null, spect,
+    h("div.startbar", host ? startBtn : null, startNote));
+
+  const presetBox = h("div.presets", { role: "group", "aria-label": t("lobby.preset") });
+  const presetBtns = {};
+  for (const key of Object.keys(S.catalog?.presets || { mercyless: 1, printed: 1 })) {
+    const b = h("button.preset", { type: "button", disabled: !host, "aria-pressed": "false", "data-key": `preset:${key}`,
+      onclick: () => send("set_rules", { rules: { preset: key } }) },
+    h("b", t(`preset.${key}`)), h("small", t(`preset.${key}.d`)));
+    presetBtns[key] = b;
+    presetBox.append(b);
+  }
+  const fields = [];
+  const grid = h("div.rulegrid");
+  const options = S.catalog?.options || {};
+  for (const key of [...ENUM_ORDER, "scoring", ...INT_ORDER]) {
+    if (!options[key]) continue;
+    const f = ruleField(key, options[key], host);
+    fields.push(f);
+    grid.append(f.wrap);
+  }
+  const deck = deckEditor(host);
+  const rules = h("section.panel.rules", { "aria-labelledby": "rules-h" },
+    h("h2#rules-h", t("lobby.rules")),
+    host ? null : h("p.note", t("lobby.rulesHostOnly")),
+    presetBox, grid, options.deck ? deck.details : null);
+
+  const root = h("div.lobby", h("div.lobby-side", invite, seats), rules);
+  replace(stage, root);
+  refs = { stage, root, host, codeEl, linkEl, seatsH, seatList, spect, startBtn, startNote, presetBtns, fields, deck };
+}
+
+export function renderLobby(stage) {
+  const host = isHost();
+  if (!refs || refs.stage !== stage || !stage.contains(refs.root) || refs.host !== host || refs.lang !== document.documentElement.lang
+      || (S.catalog && !refs.fields.length)) {
+    build(stage);
+    refs.lang = document.documentElement.lang;
+  }
+  const view = S.view;
+  const room = view.room;
+  const code = room.code;
+  refs.codeEl.replaceChildren(h("span", code.slice(0, 3)), h("span", code.slice(3)));
+  refs.codeEl.setAttribute("aria-label", code.split("").join(" "));
+  refs.linkEl.textContent = inviteUrl();
+  refs.seatsH.textContent = t("lobby.seats", { n: view.players.length });
+  replace(refs.seatList, view.players.map((p, i) => seatItem(p, i, host)));
+  const spectators = room.spectators || [];
+  replace(refs.spect, spectators.length ? [h("h3", t("lobby.spectators")), h("ul", spectators.map((s) => h("li", s.name)))] : []);
+  const enough = view.players.length >= 2;
+  if (refs.startBtn) refs.startBtn.disabled = !enough;
+  refs.startNote.textContent = !enough ? t("lobby.needTwo") : host ? "" : t("lobby.waitHost", { name: name(room.host) });
+
+  const rules = room.rules;
+  const match = presetMatch(rules);
+  for (const [key, b] of Object.entries(refs.presetBtns)) b.setAttribute("aria-pressed", String(key === match));
+  for (const f of refs.fields) {
+    if (document.activeElement === f.control && f.control.tagName === "INPUT" && f.control.type === "number") continue;
+    if (f.key === "scoring") f.control.checked = !!rules.scoring;
+    else f.control.value = String(rules[f.key]);
+    f.control.removeAttribute("aria-invalid");
+  }
+  const deck = rules.deck || {};
+  let total = 0;
+  for (const n of Object.values(deck)) total += n;
+  replace(refs.deck.summary, h("span", `${t("rule.deck")}: ${t("rule.deck.total", { n: total })}`), host ? h("span.deck-edit", t("rule.deck.edit")) : null);
+  for (const inp of refs.deck.inputs) {
+    if (document.activeElement === inp) continue;
+    const counts = inp.codes.map((c) => deck[c] || 0);
+    inp.value = String(counts[0]);
+    const mixed = counts.some((n) => n !== counts[0]);
+    inp.title = mixed ? t("rule.deck.mixed") : "";
+    inp.classList.toggle("mixed", mixed);
+  }
+}
+
+export function resetLobby() {
+  refs = null;
+}
