@@ -63,13 +63,16 @@ def join(loaded: Loaded, name: str) -> tuple[str, str, bool, list[Event]]:
     """Seat a newcomer (or make them a spectator while a round is in play)."""
     room = loaded.room
     pid, token = new_player_id(), new_token()
-    if room.status == PLAYING:
+    spectator = room.status == PLAYING
+    if spectator:
         room.spectators.append(Spectator(pid, name, token_hash(token)))
-        return pid, token, True, [_event(EventKind.JOINED, player=pid, name=name, spectator=True)]
-    if len(room.seats) >= MAX_SEATS:
+    elif len(room.seats) >= MAX_SEATS:
         raise Refused(Err.ROOM_FULL, "every seat is taken")
-    room.seats.append(Seat(pid, name, None, token_hash(token)))
-    return pid, token, False, [_event(EventKind.JOINED, player=pid, name=name, spectator=False)]
+    else:
+        room.seats.append(Seat(pid, name, None, token_hash(token)))
+    if not _has_host(room):  # every human had left: the newcomer runs the room
+        room.host = pid
+    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator)]
 
 
 # -- lobby ------------------------------------------------------------------------------------
@@ -139,7 +142,7 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     # spectators take free seats; eliminated players are dealt in again
     while room.spectators and len(room.seats) < MAX_SEATS:
         sp = room.spectators.pop(0)
-        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected))
+        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at))
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
     if room.status == MATCH_OVER:
         room.scores = {}
@@ -154,6 +157,9 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     players = [s.id for s in room.seats]
     if not rules.can_deal(len(players)):
         raise Refused(Err.BAD_RULES, "deck: too few cards to deal every hand")
+    for seat in room.seats:  # a human not here when the cards are dealt has the reconnect grace
+        if seat.bot is None and not seat.connected and seat.dropped_at is None:
+            seat.dropped_at = now_ms
     seed = secrets.token_hex(16)
     scores = [room.scores.get(p, 0) for p in players]
     state, events = new_game(players, rules, seed, dealer=dealer, scores=scores, now_ms=now_ms)
@@ -206,6 +212,8 @@ def leave(loaded: Loaded, player: str) -> list[Event]:
     sp = room.spectator(player)
     if sp is not None:
         room.spectators.remove(sp)
+        if room.host == player:
+            _pass_host(room)
         return [_event(EventKind.LEFT, player=player)]
     seat = room.seat(player)
     if seat is None:
@@ -220,6 +228,12 @@ def leave(loaded: Loaded, player: str) -> list[Event]:
     if room.host == player:
         _pass_host(room)
     return events
+
+
+def _has_host(room: Room) -> bool:
+    """The host is still a human in the room (a seat handed to a bot is not)."""
+    seat = room.seat(room.host)
+    return seat.bot is None if seat is not None else room.spectator(room.host) is not None
 
 
 def _pass_host(room: Room) -> None:
@@ -248,10 +262,9 @@ def connected(loaded: Loaded, player: str) -> list[Event]:
     member = room.seat(player) or room.spectator(player)
     if member is None or member.connected:
         raise NoChange
-    was_dropped = isinstance(member, Seat) and member.dropped_at is not None
+    was_dropped = member.dropped_at is not None
     member.connected = True
-    if isinstance(member, Seat):
-        member.dropped_at = None
+    member.dropped_at = None
     return [_event(EventKind.RECONNECTED, player=player)] if was_dropped else []
 
 
@@ -261,8 +274,7 @@ def disconnected(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     if member is None or not member.connected or (isinstance(member, Seat) and member.bot):
         raise NoChange
     member.connected = False
-    if isinstance(member, Seat):
-        member.dropped_at = now_ms
+    member.dropped_at = now_ms
     return [_event(EventKind.DISCONNECTED, player=player)]
 
 

@@ -48,11 +48,16 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
     await ws.accept()
     room_code = normalize_code(code)
     try:
-        first = await asyncio.wait_for(ws.receive_text(), settings.hello_timeout_ms / 1000)
-    except (TimeoutError, WebSocketDisconnect, RuntimeError, KeyError):
+        message = await asyncio.wait_for(ws.receive(), settings.hello_timeout_ms / 1000)
+    except (TimeoutError, WebSocketDisconnect, RuntimeError):
         with contextlib.suppress(Exception):
             await ws.close(Close.HELLO_TIMEOUT)
         return
+    if message["type"] == "websocket.disconnect":
+        return
+    first = message.get("text")
+    if first is None:  # a binary frame: read as UTF-8 text, as every later frame is
+        first = (message.get("bytes") or b"").decode("utf-8", "replace")
     token = _hello_token(first, settings.max_frame_bytes)
     if room_code is None:
         await ws.close(Close.NO_ROOM)
@@ -66,6 +71,7 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
     if answer["type"] == "error":
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
+        await hub.detach(conn)  # registered if the hello ran but its commit failed
         await conn.writer
         return
     await hub.attach(conn)  # subscribe to other processes' commits
@@ -74,7 +80,8 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
     finally:
         conn.close()
         if await hub.detach(conn):
-            await hub.submit(room_code, Intent("drop", _drop(conn.player)))
+            await hub.submit(room_code, Intent("drop", _drop(hub, conn)))
+        await asyncio.wait([conn.writer])  # the last frames and the close frame go out first
 
 
 def _hello_token(text: str, limit: int) -> str | None:
@@ -106,9 +113,11 @@ def _hello(hub: Hub, conn: Connection, digest: str):
     return run
 
 
-def _drop(player: str):
+def _drop(hub: Hub, conn: Connection):
     def run(loaded: Loaded, now: int) -> list[Event]:
-        return logic.disconnected(loaded, player, now)
+        if hub.connections.get(conn.code, {}).get(conn.player) is not None:
+            raise logic.NoChange  # a new socket said hello since this one went: still connected
+        return logic.disconnected(loaded, conn.player, now)
 
     return run
 
@@ -153,11 +162,17 @@ async def _read_loop(hub: Hub, conn: Connection) -> None:
         except BadMessage as bad:
             conn.send(dumps(error(bad.msg_id, bad.code, bad.message)))
             continue
+        if msg.type == "leave":
+            # out of the fan-out first: a seat that leaves must get its ack, not the removed
+            # member's close
+            await hub.detach(conn)
         answer = await hub.submit(conn.code, _intent_for(hub, conn, msg))
         conn.send(dumps(answer))
-        if msg.type == "leave" and answer["type"] == "ack":
-            conn.close(Close.NORMAL)
-            return
+        if msg.type == "leave":
+            if answer["type"] == "ack":
+                conn.close(Close.NORMAL)
+                return
+            await hub.attach(conn)
 
 
 def _intent_for(hub: Hub, conn: Connection, msg: Any) -> Intent:
