@@ -14,7 +14,7 @@ from .actions import Action, ActionKind
 from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, NAME_TO_LETTER, PLAYABLE, Kind, build_deck
 from .errors import ErrorCode, IllegalAction
 from .events import Event, EventKind
-from .mechanics import begin_turn, draw_cards, eliminate, end_round, hand_changed, is_playable
+from .mechanics import begin_turn, draw_cards, eliminate, end_round, fewest_cards, hand_changed, is_playable
 from .plays import penalty_draw, play_card, roulette, verify_play, verify_target
 from .rng import Rng
 from .rules import DrawRule, FirstCard, Rules
@@ -42,6 +42,8 @@ EV_CANCELLED = EventKind.CANCELLED
 EV_CAUGHT = EventKind.CAUGHT
 EV_DREW = EventKind.DREW
 EV_PASSED = EventKind.PASSED
+EV_ROUND_OVER = EventKind.ROUND_OVER
+EV_MATCH_OVER = EventKind.MATCH_OVER
 EV_REVERSED = EventKind.REVERSED
 EV_SKIPPED = EventKind.SKIPPED
 EV_STARTED = EventKind.STARTED
@@ -175,7 +177,19 @@ def apply(state: GameState, player: str | None, action: Action, now_ms: int, *,
     events: list[Event] = []
     handler(s, events, seat, action, now_ms)
     s.moves += 1
+    if s.winner is not None:
+        _settle_end(s, events)
     return Transition(s, tuple(events))
+
+
+def _settle_end(s: GameState, events: list[Event]) -> None:
+    """A round can end in the middle of a step (a pile rebuild that finds the round going in
+    circles): nothing is due afterwards, and ``round_over`` / ``match_over`` come last."""
+    s.turn_deadline = None
+    s.drew, s.drawn = False, None
+    last = [e for e in events if e.kind is EV_ROUND_OVER or e.kind is EV_MATCH_OVER]
+    if last and events[-len(last):] != last:
+        events[:] = [e for e in events if e not in last] + last
 
 
 def _verify_turn(s: GameState, seat: int) -> None:
@@ -274,15 +288,13 @@ def _do_pass(s: GameState, events: list[Event], seat: int, action: Action, now_m
     active = s.active_seats()
     if s.passes >= len(active):
         # every active player passed in a row: fewest cards wins, ties from the last passer on
-        order = [seat]
-        nxt = s.next_active(seat)
-        while nxt != seat:
-            order.append(nxt)
-            nxt = s.next_active(nxt)
-        winner = min(order, key=lambda i: len(s.hands[i]))
-        end_round(s, events, winner, "deadlock")
+        end_round(s, events, fewest_cards(s, seat), "deadlock")
         return
     begin_turn(s, s.next_active(seat), now_ms)
+
+
+_CHOICE_FIELDS = ("color", "target", "top")
+_CHOICE_CODES = {"color": ErrorCode.BAD_COLOR, "target": ErrorCode.BAD_TARGET, "top": ErrorCode.BAD_TOP}
 
 
 def _do_choose(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
@@ -290,6 +302,10 @@ def _do_choose(s: GameState, events: list[Event], seat: int, action: Action, now
     if pending is None or pending.player != seat:
         raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for your choice")
     choice = pending.choice
+    own = "color" if choice is C_COLOR or choice is C_ROULETTE_COLOR else choice.value
+    for name in _CHOICE_FIELDS:
+        if name != own and getattr(action, name) is not None:  # refused with the choice's own code
+            raise IllegalAction(_CHOICE_CODES[own], f"a {choice.value} choice takes no {name}")
     if choice is C_ROULETTE_COLOR:
         letter = NAME_TO_LETTER.get(action.color or "")
         if letter is None or action.target is not None or action.top is not None:

@@ -5,6 +5,8 @@ the end of a round. Every function here changes the (cloned) state it is given a
 
 from __future__ import annotations
 
+import hashlib
+
 from .cards import CARD_INFO, PLAYABLE
 from .events import Event, EventKind
 from .rng import Rng
@@ -46,6 +48,13 @@ def reshuffle(s: GameState, events: list[Event]) -> bool:
     material = s.discard[:-1] + s.set_aside
     if not material:
         return False
+    key = position_key(s)
+    if key in s.reshuffled_at:
+        # the round came back to a position it already rebuilt the pile from: it cannot make
+        # progress (tiny decks can cycle forever), so it ends as a deadlock
+        end_round(s, events, fewest_cards(s, s.turn), "deadlock")
+        return False
+    s.reshuffled_at = [*s.reshuffled_at, key]
     s.discard = s.discard[-1:]
     s.set_aside = []
     rng = Rng(s.seed, s.rng_counter)
@@ -54,6 +63,26 @@ def reshuffle(s: GameState, events: list[Event]) -> bool:
     s.draw_pile = material + s.draw_pile
     events.append(Event(EV_RESHUFFLED, {"count": len(material)}))
     return True
+
+
+def position_key(s: GameState) -> str:
+    """Everything that decides how the round goes on, but the generator's counter."""
+    pending = s.pending and (s.pending.player, s.pending.choice.value, s.pending.card)
+    parts = [s.turn, s.direction, s.color, s.stack_total, s.stack_last, s.eliminated,
+             [sorted(h) for h in s.hands], sorted(s.discard[:-1]), s.discard[-1], sorted(s.set_aside),
+             s.draw_pile, pending]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def fewest_cards(s: GameState, start: int) -> int:
+    """The active player with the fewest cards; ties go to the first in turn order from
+    ``start`` (itself first)."""
+    order = [start] if not s.eliminated[start] else []
+    nxt = s.next_active(start)
+    while nxt != start and nxt not in order:
+        order.append(nxt)
+        nxt = s.next_active(nxt)
+    return min(order, key=lambda i: len(s.hands[i]))
 
 
 def draw_cards(s: GameState, events: list[Event], seat: int, count: int,

@@ -75,6 +75,7 @@ class GameState:
     points: int = 0  # what the winner scored this round
     end_reason: str | None = None  # "out", "last_standing" or "deadlock"
     moves: int = 0  # actions applied since the deal
+    reshuffled_at: list[str] = field(default_factory=list)  # position keys at each pile rebuild
 
     # -- queries -----------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Engine speed benchmark: ``python -m engine.bench [--games N] [--rounds R]``.
+"""Engine speed benchmark: ``python -m bench.engine_speed [--games N] [--rounds R]``.
 
 Plays N random 4-player games (uniform over ``legal_actions`` of whoever must act) and prints
 games/s, actions/s, actions per game and apply() median/p99 in microseconds. In the same run,
@@ -22,10 +22,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from .game import apply, new_game
-from .legal import legal_actions
-from .rules import make_rules
-from .view import view_for
+from engine.game import apply, new_game
+from engine.legal import legal_actions
+from engine.rules import make_rules
+from engine.view import view_for
 
 PLAYERS = ("p0", "p1", "p2", "p3")
 
