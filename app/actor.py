@@ -205,6 +205,8 @@ class RoomActor:
             raise
         hub.metrics.commits += 1
         self.fanout(loaded, events, now)
+        if room.finished_rounds and hub.history is not None:
+            await hub.history.note(self.code)
         due = bots.next_due(loaded, hub.settings)
         await hub.arm(self.code, due)
 

@@ -130,5 +130,12 @@ async def readyz(request: Request) -> JSONResponse:
         checks["store"] = await hub.store.ping()
     except (RedisError, OSError):
         checks["store"] = False
+    db = getattr(request.app.state, "db", None)
+    try:
+        async with db.connect() as connection:
+            await connection.exec_driver_sql("SELECT 1")
+        checks["database"] = True
+    except Exception:
+        checks["database"] = False
     ready = all(checks.values())
     return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)

@@ -41,12 +41,13 @@ def _bot_seat(loaded: Loaded, player: str | None) -> Seat | None:
 
 def schedule(loaded: Loaded, now_ms: int, settings: Settings, acted: str | None = None) -> None:
     """Keep ``room.bot_due`` right after a change: set when a bot must act, cleared otherwise.
-    ``acted`` is the bot that just acted (its next move gets a fresh think time)."""
+    ``acted`` is the bot that just acted: the next bot move (its own or another bot's) gets a
+    fresh think time."""
     room = loaded.room
     bot = _bot_seat(loaded, _actor(loaded)) if room.status == PLAYING else None
     if bot is None:
         room.bot_due = None
-    elif room.bot_due is None or acted == bot.id:
+    elif room.bot_due is None or acted is not None:
         room.bot_due = now_ms + settings.bot_delay_ms
 
 
@@ -120,6 +121,8 @@ def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any]
     seat = _bot_seat(loaded, actor)
     if seat is not None and actor is not None and room.bot_due is not None and now_ms >= room.bot_due:
         view = view_for(game, actor, None, now_ms)
+        # bots catch through _catch_due, after the human-like delay, never as a turn's move
+        view["game"]["legal"]["catch"] = []
         policy = POLICIES.get(seat.bot or "easy", easy_move)
         action = policy(view, actor, _rng)
         if action is not None:

@@ -11,9 +11,17 @@ def main(argv: list[str] | None = None) -> None:
     serve = sub.add_parser("serve", help="run the server")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    sub.add_parser("migrate", help="upgrade the database schema to the latest revision")
     args = parser.parse_args(argv)
     if args.command == "serve":
         _serve(args.host, args.port)
+    elif args.command == "migrate":
+        from .db import upgrade_sync
+        from .settings import get_settings
+
+        url = get_settings().database_url
+        upgrade_sync(url)
+        print(f"database at head: {url.split('@')[-1]}")
 
 
 def _serve(host: str, port: int) -> None:

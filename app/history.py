@@ -10,6 +10,7 @@ outage just leaves rounds waiting in Redis until it returns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -92,10 +93,8 @@ class HistoryWriter:
             except Exception:
                 log.warning("history not written yet; will retry", exc_info=True)
             self.wake.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.retry_ms / 1000)
-            except asyncio.TimeoutError:
-                pass
 
     async def flush_all(self) -> None:
         redis = self.hub.store.redis
@@ -119,9 +118,31 @@ class HistoryWriter:
         except (SQLAlchemyError, OSError, ConnectionError):
             log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
         if written:
-            await self.hub.forget_written(code, written)
+            await self.forget(code, written)
         elif not waiting:
             await self.hub.store.redis.srem(self.outbox_key(), code)
+
+    async def note(self, code: str) -> None:
+        """A round of ``code`` ended: put the room in the outbox and wake the writer."""
+        await self.hub.store.redis.sadd(self.outbox_key(), code)
+        self.wake.set()
+
+    async def forget(self, code: str, uids: list[str]) -> None:
+        """Take written rounds out of the room document, through the room's own inbox."""
+        from .actor import Intent
+        from .logic import NoChange
+
+        done = set(uids)
+
+        def run(loaded: Any, now: int) -> list[Any]:
+            room = loaded.room
+            keep = [e for e in room.finished_rounds if e["uid"] not in done]
+            if len(keep) == len(room.finished_rounds):
+                raise NoChange
+            room.finished_rounds = keep
+            return []
+
+        await self.hub.submit(code, Intent("history_written", run))
 
 
 # -- reading the record back --------------------------------------------------------------------

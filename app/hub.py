@@ -44,6 +44,8 @@ class Hub:
         self.metrics = Metrics()
         self._wake = asyncio.Event()
         self._local_due: dict[str, int] = {}
+        self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
+        self.history: Any = None  # the HistoryWriter, once the app has a database
         self._tasks: list[asyncio.Task[None]] = []
         self._pubsub: Any = None
 
@@ -84,7 +86,10 @@ class Hub:
         conns[conn.player] = conn
         if old is not None and old is not conn:
             old.close(4409)
-        if len(conns) == 1 and self._pubsub is not None:
+        # not "the first socket of the room": the hello of another socket may have put it in
+        # ``conns`` (ws._hello) before this one got here
+        if self._pubsub is not None and conn.code not in self._subscribed:
+            self._subscribed.add(conn.code)
             with contextlib.suppress(RedisError):
                 await self._pubsub.subscribe(self.store.channel(conn.code))
 
@@ -96,7 +101,8 @@ class Hub:
         del conns[conn.player]
         if not conns:
             del self.connections[conn.code]
-            if self._pubsub is not None:
+            if self._pubsub is not None and conn.code in self._subscribed:
+                self._subscribed.discard(conn.code)
                 with contextlib.suppress(RedisError):
                     await self._pubsub.unsubscribe(self.store.channel(conn.code))
         return True

@@ -128,6 +128,7 @@ def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     if len(room.seats) < 2:
         raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
     room.round = 0
+    room.match += 1
     room.scores = {s.id: 0 for s in room.seats}
     return _deal(loaded, dealer=len(room.seats) - 1, now_ms=now_ms)
 
@@ -146,6 +147,7 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
     if room.status == MATCH_OVER:
         room.scores = {}
+        room.match += 1
     room.scores = {s.id: room.scores.get(s.id, 0) for s in room.seats}
     dealer = ((room.dealer if room.dealer is not None else -1) + 1) % len(room.seats)
     return events + _deal(loaded, dealer=dealer, now_ms=now_ms)
@@ -202,9 +204,21 @@ def _round_finished(loaded: Loaded, now_ms: int) -> None:
     state = loaded.game
     assert state is not None and room.record is not None
     room.scores = dict(zip(state.players, state.scores, strict=True))
-    room.status = MATCH_OVER if match_won(state) else ROUND_OVER
-    room.finished_rounds.append({"round": room.round, "record": room.record, "ended_ms": now_ms,
-                                 "winner": state.players[state.winner] if state.winner is not None else None})
+    over = match_won(state)
+    room.status = MATCH_OVER if over else ROUND_OVER
+    record = room.record
+    seats = []
+    for i, pid in enumerate(state.players):
+        seat = room.seat(pid)
+        seats.append({"seat": i, "player_id": pid, "name": seat.name if seat else pid,
+                      "bot_level": seat.bot if seat else None, "final_cards": len(state.hands[i]),
+                      "eliminated": state.eliminated[i], "score_after": state.scores[i]})
+    # what the history writer stores once the database has it (see app/history.py)
+    room.finished_rounds.append({
+        "uid": f"{room.code}:{room.round}:{record['start_ms']}", "match": room.match,
+        "round": room.round, "record": record, "ended_ms": now_ms, "match_over": over,
+        "winner": state.players[state.winner] if state.winner is not None else None,
+        "reason": state.end_reason, "points": state.points, "seats": seats})
 
 
 def leave(loaded: Loaded, player: str) -> list[Event]:

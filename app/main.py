@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,9 +13,11 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from . import api, ws
+from . import api, api_history, ws
 from .api import ApiError, error_response
 from .clock import Clock
+from .db import make_engine, sessions, upgrade
+from .history import HistoryWriter
 from .hub import Hub
 from .logs import setup_logging
 from .paths import WEB_DIR
@@ -37,16 +40,29 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                   publishes=settings.redis_url is not None)
         app.state.hub = hub
         await hub.start()
+        db = make_engine(settings.database_url)
+        app.state.db = db
+        app.state.db_sessions = sessions(db)
+        try:
+            await upgrade(settings.database_url)
+        except Exception:  # the game goes on without history until the database is back
+            log.warning("database not migrated at start; history will wait", exc_info=True)
+        writer = HistoryWriter(hub, app.state.db_sessions)
+        hub.history = writer
+        writer_task = asyncio.create_task(writer.run(), name="history")
         log.info("mercyless ready", extra={"redis": "external" if settings.redis_url else "embedded"})
         try:
             yield
         finally:
+            writer_task.cancel()
             await hub.stop()
             await redis.aclose()
+            await db.dispose()
 
     app = FastAPI(title="Mercyless", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.include_router(api.router)
+    app.include_router(api_history.router)
     app.include_router(ws.router)
     if settings.bench_echo:
         from . import bench_echo

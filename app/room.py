@@ -55,6 +55,7 @@ class Room:
     last_reaction: dict[str, int] = field(default_factory=dict)
     updated_ms: int = 0
     finished_rounds: list[dict[str, Any]] = field(default_factory=list)  # records awaiting the database
+    match: int = 0  # matches started in this room (a match runs until someone reaches the target)
 
     # -- lookups ------------------------------------------------------------------------------
 
