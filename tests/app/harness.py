@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -62,14 +63,22 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
 
+    def _read_log(self) -> str:
+        self._log.flush()
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
+
     def start(self) -> ServerProcess:
+        # a file, not a pipe: nobody reads a pipe while the server runs, and a full pipe
+        # would stop the server in the middle of a test
+        self._log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--port", str(self.port)], cwd=ROOT, env=self.env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdout=subprocess.DEVNULL, stderr=self._log)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"server exited: {self._read_log()[-2000:]}")
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=0.5).status_code == 200:
                     return self
@@ -89,7 +98,7 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+        err = self._read_log()
         self.proc = None
         return err
 

@@ -33,6 +33,8 @@ async def test_players_on_two_processes_play_a_round_together(two_servers):
     clients = [ann, bob, cat]
     assert (await ann.send({"type": "add_bot", "level": "normal"}))["type"] == "ack"
     assert (await ann.send({"type": "start"}))["type"] == "ack"
+    for c in clients:  # every client, on either process, sees the deal
+        await c.until_view(lambda v: v["room"]["status"] == "playing" and len(v["hand"]) == 7)
     rng = random.Random(11)
 
     async def drive(c: Client) -> None:
@@ -53,6 +55,8 @@ async def test_players_on_two_processes_play_a_round_together(two_servers):
     for c in clients:
         await c.until_view(lambda v, c=c: c.version == top, timeout=5)
         fresh = await Client(c.server, code, c.token).connect()  # replaces c's socket
-        assert fresh.version == c.version
+        # the history writer may have committed since (it empties the room's outbox): a change
+        # nobody sees, so the views must still be equal
+        assert fresh.version >= c.version
         assert fresh.view == c.view
         await fresh.close()
