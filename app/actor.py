@@ -40,7 +40,7 @@ Run = Callable[[Loaded, int], list[Event]]
 class Intent:
     """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events."""
 
-    __slots__ = ("answer_field", "done", "kind", "msg_id", "remote", "run")
+    __slots__ = ("answer_field", "created", "done", "kind", "msg_id", "remote", "run")
 
     def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None) -> None:
         self.kind = kind
@@ -49,6 +49,7 @@ class Intent:
         self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.remote: tuple[int, list[Event]] | None = None
+        self.created = asyncio.get_running_loop().time()
 
     def resolve(self, answer: dict[str, Any]) -> None:
         if not self.done.done():
@@ -75,6 +76,7 @@ class RoomActor:
         self.inbox: asyncio.Queue[Intent] = asyncio.Queue()
         self.task = asyncio.create_task(self._loop(), name=f"room-{code}")
         self.ticking = False
+        self._kind = "tick"
 
     def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
         self.inbox.put_nowait(intent)
@@ -126,6 +128,7 @@ class RoomActor:
 
     async def _process(self, intent: Intent) -> None:
         hub = self.hub
+        self._kind = intent.kind
         for _ in range(MAX_RETRIES):
             try:
                 loaded = await self.load()
@@ -153,6 +156,7 @@ class RoomActor:
                 return
             except logic.Refused as refused:
                 answer = error(intent.msg_id, refused.code, refused.message)
+                hub.metrics.errors.labels(refused.code).inc()
                 if intent.answer_field:
                     try:
                         earlier = await hub.store.remember(self.code, intent.answer_field, answer)
@@ -170,6 +174,7 @@ class RoomActor:
                 await self.commit(loaded, events, now, intent.answer_field, answer)
             except Stale:
                 self.loaded = None
+                hub.metrics.conflicts.inc()
                 continue
             except Duplicate as dup:
                 self.loaded = None
@@ -180,6 +185,7 @@ class RoomActor:
                 intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, try again"))
                 return
             intent.resolve(answer)
+            hub.metrics.latency.observe(asyncio.get_running_loop().time() - intent.created)
             return
         self.loaded = None
         intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "the room is busy, try again"))
@@ -203,10 +209,13 @@ class RoomActor:
         except BaseException:
             room.version = expected
             raise
-        hub.metrics.commits += 1
+        hub.metrics.actions.labels(self._kind).inc()
         self.fanout(loaded, events, now)
         if room.finished_rounds and hub.history is not None:
-            await hub.history.note(self.code)
+            try:  # committed already: a failure here only delays the record (the writer retries)
+                await hub.history.note(self.code)
+            except RedisError:
+                log.warning("history outbox not updated", extra={"room": self.code})
         due = bots.next_due(loaded, hub.settings)
         await hub.arm(self.code, due)
 

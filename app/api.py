@@ -84,8 +84,13 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
 async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
     hub = _hub(request)
     name = _name(body.name)
+    limits = hub.limits
+    ip = request.client.host if request.client else "?"
+    if await limits.joins_blocked(ip):
+        raise ApiError(429, Err.RATE_LIMITED, "too many failed joins: wait a minute")
     room_code = normalize_code(code)
     if room_code is None:
+        await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
 
@@ -96,6 +101,8 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
 
     answer = await hub.submit(room_code, Intent("join", run))
     if answer["type"] == "error":
+        if answer["code"] == Err.ROOM_NOT_FOUND:
+            await limits.join_failed(ip)
         status = {Err.ROOM_NOT_FOUND: 404, Err.ROOM_FULL: 409, Err.UNAVAILABLE: 503}.get(answer["code"], 400)
         raise ApiError(status, answer["code"], answer["message"])
     return result

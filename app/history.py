@@ -115,6 +115,7 @@ class HistoryWriter:
                 await write_round(self.sessions, code, entry)
                 written.append(entry["uid"])
                 self.written += 1
+                self.hub.metrics.history.inc()
         except (SQLAlchemyError, OSError, ConnectionError):
             log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
         if written:

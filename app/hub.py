@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -17,6 +16,8 @@ from engine import Event, EventKind
 
 from .actor import Intent, RoomActor
 from .clock import Clock
+from .limits import AddressLimits
+from .metrics import Metrics
 from .settings import Settings
 from .store import RoomStore
 
@@ -24,12 +25,6 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("mercyless.hub")
-
-
-@dataclass
-class Metrics:
-    commits: int = 0
-    timers_fired: int = 0
 
 
 class Hub:
@@ -42,10 +37,12 @@ class Hub:
         self.actors: dict[str, RoomActor] = {}
         self.connections: dict[str, dict[str, Connection]] = {}
         self.metrics = Metrics()
+        self._last_used: dict[str, float] = {}
         self._wake = asyncio.Event()
         self._local_due: dict[str, int] = {}
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self.history: Any = None  # the HistoryWriter, once the app has a database
+        self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self._tasks: list[asyncio.Task[None]] = []
         self._pubsub: Any = None
 
@@ -73,7 +70,22 @@ class Hub:
         actor = self.actors.get(code)
         if actor is None:
             actor = self.actors[code] = RoomActor(self, code)
+            self.metrics.rooms.set(len(self.actors))
+        self._last_used[code] = asyncio.get_running_loop().time()
         return actor
+
+    def _evict_idle(self, idle_s: float = 60.0) -> None:
+        """Forget actors of rooms with no local socket, nothing queued and nothing due here for
+        a minute (a room is reloaded from Redis when it is needed again)."""
+        now = asyncio.get_running_loop().time()
+        for code, actor in list(self.actors.items()):
+            if (code not in self.connections and code not in self._local_due and actor.inbox.empty()
+                    and now - self._last_used.get(code, 0) > idle_s):
+                actor.task.cancel()
+                del self.actors[code]
+                self._last_used.pop(code, None)
+        self.metrics.rooms.set(len(self.actors))
+        self.metrics.sockets.set(sum(len(c) for c in self.connections.values()))
 
     async def submit(self, code: str, intent: Intent) -> dict[str, Any]:
         return await self.actor(code).submit(intent)
@@ -131,9 +143,10 @@ class Hub:
                 due = [c for c, t in self._local_due.items() if t <= now]
             for code in due:
                 self._local_due.pop(code, None)
-                self.metrics.timers_fired += 1
+                self.metrics.timers.inc()
                 actor = self.actor(code)
                 actor.submit(actor.tick_intent())
+            self._evict_idle()
             upcoming = min(self._local_due.values(), default=None)
             wait = poll if upcoming is None else max(0, min(poll, upcoming - self.clock.now_ms()))
             self._wake.clear()

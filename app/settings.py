@@ -40,7 +40,8 @@ class Settings(BaseSettings):
     send_timeout_s: float = 10.0
     ws_ping_interval_s: float = 10.0
     ws_ping_timeout_s: float = 10.0
-    failed_joins_per_min: int = 10
+    failed_joins_per_min: int = 10  # per client address; 0 = no limit (load tests)
+    sockets_per_ip: int = 64  # open WebSockets per client address; 0 = no limit
     answers_kept: int = 4096
     bench_echo: bool = False  # mount /ws-echo for the load benchmark
 

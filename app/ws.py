@@ -45,6 +45,18 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
     if not origin_allowed(ws, settings.allowed_origins):
         await ws.close(1008)
         return
+    ip = ws.client.host if ws.client else "?"
+    if not hub.limits.open_socket(ip):
+        await ws.close(Close.TRY_AGAIN_LATER)
+        return
+    try:
+        await _session(ws, hub, code)
+    finally:
+        hub.limits.close_socket(ip)
+
+
+async def _session(ws: WebSocket, hub: Hub, code: str) -> None:
+    settings = hub.settings
     await ws.accept()
     room_code = normalize_code(code)
     try:
@@ -69,6 +81,8 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
                       per_s=settings.rate_per_s, send_timeout_s=settings.send_timeout_s)
     answer = await hub.submit(room_code, Intent("hello", _hello(hub, conn, token_hash(token))))
     if answer["type"] == "error":
+        if answer["code"] == Err.ROOM_NOT_FOUND:
+            await hub.limits.join_failed(ws.client.host if ws.client else "?")
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
         await hub.detach(conn)  # registered if the hello ran but its commit failed
