@@ -100,7 +100,9 @@ class RoomActor:
         room = Room.from_dict(document)
         room.version = stored
         self.loaded = Loaded(room)
-        self.fanout(self.loaded, events if stored == version else [], self.hub.clock.now_ms())
+        seen = events if stored == version else []
+        self.fanout(self.loaded, seen, self.hub.clock.now_ms())
+        bots.observe(self.loaded, seen, self.hub.settings)
 
     async def _loop(self) -> None:
         while True:
@@ -211,6 +213,7 @@ class RoomActor:
             raise
         hub.metrics.actions.labels(self._kind).inc()
         self.fanout(loaded, events, now)
+        bots.observe(loaded, events, hub.settings)
         if room.finished_rounds and hub.history is not None:
             try:  # committed already: a failure here only delays the record (the writer retries)
                 await hub.history.note(self.code)

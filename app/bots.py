@@ -8,18 +8,41 @@ the next such thing falls, for the scheduler.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
-from engine import Action, ActionKind, easy_move, next_deadline, view_for
+from engine import Action, ActionKind, Event, make_rules, next_deadline, view_for
+from engine.ai import Bot, make_bot
 
-from .room import PLAYING, Loaded, Seat
+from .room import LOBBY, PLAYING, Loaded, Seat
 from .settings import Settings
 
-Policy = Callable[[dict[str, Any], str, random.Random], Action | None]
+#: (room, player) -> (round, the bot playing that seat). A bot remembers what its seat saw
+#: this round (engine.ai.Memory); a process that did not see every commit of the round (a
+#: restart, another process's commits) plays on with what it has: the view alone is enough for
+#: a legal move.
+_BOTS: dict[tuple[str, str], tuple[int, str, Bot]] = {}
 
-#: Bot level -> policy. ``normal`` and ``hard`` get their own policies in the bots issue.
-POLICIES: dict[str, Policy] = {"easy": easy_move, "normal": easy_move, "hard": easy_move}
+
+def bot_for(loaded: Loaded, player: str, level: str, settings: Settings) -> Bot:
+    room = loaded.room
+    key = (room.code, player)
+    cached = _BOTS.get(key)
+    if cached is None or cached[0] != room.round or cached[1] != level:
+        options = {"budget_ms": settings.hard_bot_budget_ms} if level == "hard" else {}
+        bot = make_bot(level, player, make_rules(room.rules), **options)
+        if len(_BOTS) > 4096:
+            _BOTS.clear()
+        _BOTS[key] = cached = (room.round, level, bot)
+    return cached[2]
+
+
+def observe(loaded: Loaded, events: list[Event], settings: Settings) -> None:
+    """Every bot seat of the room sees its own copy of what just happened."""
+    if loaded.room.status == LOBBY or not events:
+        return
+    for seat in loaded.room.seats:
+        if seat.bot:
+            bot_for(loaded, seat.id, seat.bot, settings).observe([e.to_wire(seat.id) for e in events])
 
 _rng = random.Random()
 
@@ -72,8 +95,11 @@ def _catch_due(loaded: Loaded, settings: Settings) -> tuple[int, str, str] | Non
 
 def next_due(loaded: Loaded, settings: Settings) -> int | None:
     room = loaded.room
+    # in the lobby a dropped player just waits (the host may remove the seat); the grace runs
+    # only while a round is on or between rounds
     times: list[int] = [s.dropped_at + settings.reconnect_grace_ms
-                        for s in room.seats if s.bot is None and s.dropped_at is not None]
+                        for s in room.seats if s.bot is None and s.dropped_at is not None
+                        and room.status != LOBBY]
     game = loaded.game
     if room.status == PLAYING and game is not None and game.winner is None:
         nd = next_deadline(game)
@@ -103,7 +129,7 @@ def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any]
     ``("bot", (player, action))``; ``None`` when nothing is due."""
     room = loaded.room
     for seat in room.seats:
-        if seat.bot is None and seat.dropped_at is not None \
+        if seat.bot is None and seat.dropped_at is not None and room.status != LOBBY \
                 and now_ms >= seat.dropped_at + settings.reconnect_grace_ms:
             return "grace", seat
     game = loaded.game
@@ -123,8 +149,7 @@ def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any]
         view = view_for(game, actor, None, now_ms)
         # bots catch through _catch_due, after the human-like delay, never as a turn's move
         view["game"]["legal"]["catch"] = []
-        policy = POLICIES.get(seat.bot or "easy", easy_move)
-        action = policy(view, actor, _rng)
+        action = bot_for(loaded, actor, seat.bot or "easy", settings).decide(view, _rng)
         if action is not None:
             return "bot", (actor, action)
     return None

@@ -160,7 +160,7 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     if not rules.can_deal(len(players)):
         raise Refused(Err.BAD_RULES, "deck: too few cards to deal every hand")
     for seat in room.seats:  # a human not here when the cards are dealt has the reconnect grace
-        if seat.bot is None and not seat.connected and seat.dropped_at is None:
+        if seat.bot is None and not seat.connected:  # the grace starts with the round
             seat.dropped_at = now_ms
     seed = secrets.token_hex(16)
     scores = [room.scores.get(p, 0) for p in players]

@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     # bots
     bot_delay_ms: int = 800
     bot_catch_delay_ms: int = 1500
+    hard_bot_budget_ms: float = 40.0  # search time per decision (it runs on the event loop)
 
     # timers (rules.md "Timers"); the clock speed lets tests run long timers quickly
     reconnect_grace_ms: int = 100_000

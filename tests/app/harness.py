@@ -52,7 +52,8 @@ class ServerProcess:
         self.env = dict(os.environ)
         self.env.update({"KEY_PREFIX": self.prefix, "BOT_DELAY_MS": "0", "BOT_CATCH_DELAY_MS": "200000",
                          "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT),
-                         "RATE_BURST": "500", "RATE_PER_S": "500"})
+                         "RATE_BURST": "500", "RATE_PER_S": "500", "FAILED_JOINS_PER_MIN": "0",
+                         "SOCKETS_PER_IP": "0"})
         if redis == "real":
             self.env["REDIS_URL"] = REAL_REDIS
         else:
