@@ -243,7 +243,7 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
                             player, {"cards": cards}))
         if busted:
             eliminate(s, events, seat, now_ms)
-        else:
+        elif s.winner is None:
             begin_turn(s, s.next_active(seat), now_ms)
         return
     mode = s.rules.draw
@@ -252,6 +252,8 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
     events.append(Event(EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
     if busted:
         eliminate(s, events, seat, now_ms)
+        return
+    if s.winner is not None:  # the rebuild found the round going in circles: it is over
         return
     s.drew = True
     if mode is DRAW_ONE or (mode is DRAW_UNTIL_PLAYABLE and cards and is_playable(s, cards[-1])):
