@@ -200,6 +200,7 @@ class RoomActor:
         room.version += 1
         room.updated_ms = now
         room.game = loaded.game.to_dict() if loaded.game is not None else None
+        finished, room.finished_rounds = room.finished_rounds, []  # they go to the outbox
         document = orjson.dumps(room)
         message = b""
         if hub.publishes:
@@ -207,14 +208,16 @@ class RoomActor:
                                     "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
         try:
             await hub.store.commit(self.code, expected, room.version, document, answer_field,
-                                   orjson.dumps(answer) if answer_field else b"", message)
+                                   orjson.dumps(answer) if answer_field else b"", message,
+                                   [orjson.dumps(entry) for entry in finished])
         except BaseException:
             room.version = expected
+            room.finished_rounds = finished
             raise
         hub.metrics.actions.labels(self._kind).inc()
         self.fanout(loaded, events, now)
         bots.observe(loaded, events, hub.settings)
-        if room.finished_rounds and hub.history is not None:
+        if finished and hub.history is not None:
             try:  # committed already: a failure here only delays the record (the writer retries)
                 await hub.history.note(self.code)
             except RedisError:

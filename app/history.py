@@ -1,10 +1,11 @@
-"""The night's record: finished rounds go from the room document (Redis) to the database.
+"""The night's record: finished rounds go from Redis to the database.
 
-A round that ends is appended to its room's ``finished_rounds`` in the same commit that ends it,
-and the room's code is put in the outbox set. The :class:`HistoryWriter` (off every room's
-inbox) writes each waiting round in one transaction, keyed by a unique ``uid``, so a retry after
-an outage or a crash writes it once; only then is it taken out of the room document. A database
-outage just leaves rounds waiting in Redis until it returns.
+A round that ends is pushed to its room's outbox list (``<prefix>:{CODE}:outbox``) by the same
+commit that ends it, and the room's code is put in the outbox index. The
+:class:`HistoryWriter` (off every room's inbox) writes each waiting round in one transaction,
+keyed by a unique ``uid``, so a retry after an outage or a crash writes it once; only then is
+it taken off the outbox list. A database outage just leaves rounds waiting in Redis until it
+returns; a sweep of the outbox keys now and then finds any room the index missed.
 """
 
 from __future__ import annotations
@@ -84,9 +85,20 @@ class HistoryWriter:
     def outbox_key(self) -> str:
         return f"{self.hub.store.prefix}:history"
 
+    async def sweep(self) -> None:
+        """Index every room that has rounds waiting (after a crash between commit and index)."""
+        redis = self.hub.store.redis
+        async for key in redis.scan_iter(match=f"{self.hub.store.prefix}:*:outbox", count=500):
+            code = key.decode().rsplit("{", 1)[-1].split("}", 1)[0]
+            await redis.sadd(self.outbox_key(), code)
+
     async def run(self) -> None:
+        rounds = 0
         while True:
             try:
+                if rounds % 60 == 0:
+                    await self.sweep()
+                rounds += 1
                 await self.flush_all()
             except asyncio.CancelledError:
                 raise
@@ -103,47 +115,29 @@ class HistoryWriter:
             await self.flush(code)
 
     async def flush(self, code: str) -> None:
-        found = await self.hub.store.load(code)
-        if found is None:
-            await self.hub.store.redis.srem(self.outbox_key(), code)
-            return
-        _, document = found
-        waiting = document.get("finished_rounds") or []
-        written: list[str] = []
+        redis = self.hub.store.redis
+        key = self.hub.store.outbox_key(code)
+        waiting = [orjson.loads(raw) for raw in await redis.lrange(key, 0, -1)]
+        written = 0
         try:
             for entry in waiting:
                 await write_round(self.sessions, code, entry)
-                written.append(entry["uid"])
+                written += 1
                 self.written += 1
                 self.hub.metrics.history.inc()
         except (SQLAlchemyError, OSError, ConnectionError):
             log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
         if written:
-            await self.forget(code, written)
-        elif not waiting:
-            await self.hub.store.redis.srem(self.outbox_key(), code)
+            await redis.ltrim(key, written, -1)  # only ever appended to: the head is what we wrote
+        if written == len(waiting):
+            await redis.srem(self.outbox_key(), code)
+            if await redis.llen(key):  # a round ended meanwhile: keep the room in the outbox
+                await redis.sadd(self.outbox_key(), code)
 
     async def note(self, code: str) -> None:
         """A round of ``code`` ended: put the room in the outbox and wake the writer."""
         await self.hub.store.redis.sadd(self.outbox_key(), code)
         self.wake.set()
-
-    async def forget(self, code: str, uids: list[str]) -> None:
-        """Take written rounds out of the room document, through the room's own inbox."""
-        from .actor import Intent
-        from .logic import NoChange
-
-        done = set(uids)
-
-        def run(loaded: Any, now: int) -> list[Any]:
-            room = loaded.room
-            keep = [e for e in room.finished_rounds if e["uid"] not in done]
-            if len(keep) == len(room.finished_rounds):
-                raise NoChange
-            room.finished_rounds = keep
-            return []
-
-        await self.hub.submit(code, Intent("history_written", run))
 
 
 # -- reading the record back --------------------------------------------------------------------

@@ -35,7 +35,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         redis = make_redis(settings)
-        store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms)
+        store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept)
         hub = Hub(settings, store, clock or Clock(settings.clock_speed),
                   publishes=settings.redis_url is not None)
         app.state.hub = hub

@@ -5,6 +5,7 @@ touches two rooms, so the same code runs on a cluster or a managed Redis):
 
 - ``<prefix>:{CODE}:room``     hash: ``v`` (version) and ``d`` (the room document, JSON)
 - ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
+- ``<prefix>:{CODE}:outbox``   list: finished rounds waiting for the database
 - ``<prefix>:{CODE}`` channel  commits, published by the commit script itself
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
@@ -35,7 +36,12 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[2], ARGV[5], ARGV[6])
 end
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[9]) then redis.call('DEL', KEYS[2]) end
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+end
+for i = 10, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
 if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return {1, ARGV[2]}
 """
@@ -72,10 +78,11 @@ def make_redis(settings: Settings) -> aioredis.Redis:
 
 
 class RoomStore:
-    def __init__(self, redis: aioredis.Redis, prefix: str, ttl_ms: int) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, ttl_ms: int, answers_kept: int = 4096) -> None:
         self.redis = redis
         self.prefix = prefix
         self.ttl_ms = ttl_ms
+        self.answers_kept = answers_kept
         self._commit = redis.register_script(_COMMIT)
         self._remember = redis.register_script(_REMEMBER)
         self.deadlines_key = f"{prefix}:deadlines"
@@ -85,6 +92,9 @@ class RoomStore:
 
     def answers_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:answers"
+
+    def outbox_key(self, code: str) -> str:
+        return f"{self.prefix}:{{{code}}}:outbox"
 
     def channel(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}"
@@ -99,13 +109,16 @@ class RoomStore:
         return bool(await self.redis.exists(self.room_key(code)))
 
     async def commit(self, code: str, expected: int | None, version: int, document: bytes,
-                     answer_field: str = "", answer: bytes = b"", message: bytes = b"") -> None:
+                     answer_field: str = "", answer: bytes = b"", message: bytes = b"",
+                     outbox: list[bytes] | None = None) -> None:
         """Write ``document`` as ``version`` if the stored version is ``expected`` (``None``: the
-        room must not exist). Raises :class:`Stale` or :class:`Duplicate`."""
+        room must not exist), with the message's answer and any finished rounds for the
+        history writer (``outbox``), all or nothing. Raises :class:`Stale` or :class:`Duplicate`."""
         result = await self._commit(
-            keys=[self.room_key(code), self.answers_key(code)],
+            keys=[self.room_key(code), self.answers_key(code), self.outbox_key(code)],
             args=["" if expected is None else str(expected), str(version), document, self.ttl_ms,
-                  answer_field, answer, message, self.channel(code)])
+                  answer_field, answer, message, self.channel(code), self.answers_kept,
+                  *(outbox or [])])
         status = int(result[0])
         if status == 1:
             return
