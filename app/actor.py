@@ -89,20 +89,22 @@ class RoomActor:
         self.inbox.put_nowait(intent)
 
     async def _catch_up(self, version: int, events: list[Event]) -> None:
-        if self.loaded is not None and self.loaded.room.version >= version:
-            return
-        found = await self.hub.store.load(self.code)
-        if found is None:
-            return
-        stored, document = found
-        if self.loaded is not None and self.loaded.room.version >= stored:
-            return
-        room = Room.from_dict(document)
-        room.version = stored
-        self.loaded = Loaded(room)
-        seen = events if stored == version else []
-        self.fanout(self.loaded, seen, self.hub.clock.now_ms())
-        bots.observe(self.loaded, seen, self.hub.settings)
+        """Load ``version`` unless this actor has it already (it reloads the room after losing
+        a race, and may have refused or skipped the intent then), and bring every local socket
+        that has not seen it up to date."""
+        loaded = self.loaded
+        if loaded is None or loaded.room.version < version:
+            found = await self.hub.store.load(self.code)
+            if found is None:
+                return
+            stored, document = found
+            if loaded is None or loaded.room.version < stored:
+                room = Room.from_dict(document)
+                room.version = stored
+                loaded = self.loaded = Loaded(room)
+                bots.observe(loaded, events if stored == version else [], self.hub.settings)
+        seen = events if loaded.room.version == version else []
+        self.fanout(loaded, seen, self.hub.clock.now_ms(), behind_only=True)
 
     async def _loop(self) -> None:
         while True:
@@ -225,7 +227,9 @@ class RoomActor:
         due = bots.next_due(loaded, hub.settings)
         await hub.arm(self.code, due)
 
-    def fanout(self, loaded: Loaded, events: list[Event], now: int) -> None:
+    def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False) -> None:
+        """Send each local socket its update (``behind_only``: those that have not seen
+        ``loaded``'s version yet)."""
         conns = self.hub.connections.get(self.code)
         if not conns:
             return
@@ -235,6 +239,8 @@ class RoomActor:
         for conn in list(conns.values()):
             if conn.player not in members:  # removed by the host, or left
                 conn.close(4401)
+                continue
+            if behind_only and conn.view is not None and conn.version >= room.version:
                 continue
             self.send_update(conn, loaded, events, now, part)
 

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             results["rlcard"].append(rl)
 
-    print(f"engine.bench: {args.games} games x {args.rounds} rounds, 4 players, mercyless preset")
+    print(f"bench.engine_speed: {args.games} games x {args.rounds} rounds, 4 players, mercyless preset")
     rates: dict[str, float] = {}
     for mode, runs in results.items():
         if not runs:

@@ -72,7 +72,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         # a file, not a pipe: nobody reads a pipe while the server runs, and a full pipe
         # would stop the server in the middle of a test
-        self._log = tempfile.TemporaryFile()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process's life
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--port", str(self.port)], cwd=ROOT, env=self.env,
             stdout=subprocess.DEVNULL, stderr=self._log)

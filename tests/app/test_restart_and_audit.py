@@ -12,10 +12,12 @@ player's cards (outside the public events and the round-over reveal), a token, o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
 import signal
+from types import SimpleNamespace
 from typing import Any
 
 import jsonpatch
@@ -27,7 +29,8 @@ from .test_timers import actor, drive, open_room, patches, settle
 
 # -- restart ----------------------------------------------------------------------------------
 
-RESTART_RULES = {"turn_timer_s": 0, "seven": "off", "zero": "off", "mercy_limit": 60, "draw": "until_playable"}
+RESTART_RULES = {"turn_timer_s": 0, "seven": "off", "zero": "off", "mercy_limit": 60,
+                 "draw": "until_playable"}
 
 
 def real_redis() -> redis.Redis:
@@ -138,7 +141,9 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
     either the catch window or the bot's think time ends. The next process fires both, once."""
     r = real_redis()
     settings = {**SETTINGS, "bot_catch_delay_ms": 10_000_000}
-    rules = {**RESTART_RULES, "hand_size": 2, "catch_window_s": 3}
+    # number cards only: no skips or stacks, so Bob's second card exposes him before the bot
+    rules = {**RESTART_RULES, "hand_size": 2, "catch_window_s": 3,
+             "deck": {"r-1": 20, "r-2": 20, "y-1": 20, "y-2": 20, "g-1": 1, "b-1": 1}}
     first = ServerProcess(redis="real", **settings).start()
     later: ServerProcess | None = None
     try:
@@ -166,12 +171,15 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
         await settle(clients)
         version, document = stored(r, first.prefix, ann.code)
         fired = document["record"]["steps"][steps:]
-        expired = [s for s in fired if s[1]["type"] == "expire"]
-        assert len(expired) == 1 and expired[0][0] is None and expired[0][2] >= until, fired
+        # Bob's window closed once and the bot moved once, each at or after its time, in the
+        # order their times fell (under load either may come first); at most a window of the
+        # bot's own closing after (it forgets UNO now and then); nobody else moved
         moves = [s for s in fired if s[0] == bot]
-        assert moves and len(moves) + len(expired) == len(fired), fired  # no human moved meanwhile
-        assert moves[0][2] >= bot_due
-        assert all(b[2] - a[2] >= 3000 for a, b in zip(moves, moves[1:], strict=False)), fired
+        expiries = [s for s in fired if s[:2] == [None, {"type": "expire"}]]
+        assert len(moves) == 1 and moves[0][1]["type"] == "play" and moves[0][2] >= bot_due, fired
+        assert 1 <= len(expiries) <= 2 and expiries[0][2] >= until, fired
+        assert len(moves) + len(expiries) == len(fired), fired
+        assert all(s[2] >= moves[0][2] + 3000 for s in expiries[1:]), fired
         # the catch comes too late now, and the game goes on
         answer = await ann.send({"type": "catch", "target": bob.you})
         assert answer["type"] == "error" and answer["code"] == "not_exposed"
@@ -273,19 +281,24 @@ async def play_client(c: Client, rng: random.Random, lazy: bool, drops: bool) ->
             continue
         move = None if lazy and rng.random() < 0.8 else random_move(c, rng)
         if move is None:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await c.recv(0.5)
-            except TimeoutError:
-                pass
             continue
         seen = c.version
         answer = await c.send(move)
         if answer["type"] == "error":
-            # refused only when the view it was chosen from was out of date
-            assert c.version != seen and answer["code"] in RACE_CODES, (move, answer)
+            # refused only when the view it was chosen from was out of date, or for a catch
+            # that came after the window's time ran out (judged by time, before the server's
+            # tick closes the window with a new version)
+            late_catch = move["type"] == "catch" and answer["code"] == "not_exposed"
+            assert late_catch or (c.version != seen and answer["code"] in RACE_CODES), (move, answer)
 
 
-async def audit_room(server: ServerProcess, rng: random.Random) -> tuple[list[Client], list[str]]:
+async def audit_room(server: ServerProcess, rng: random.Random,
+                     r: redis.Redis | None) -> tuple[list[Client], list[str]]:
+    """A room of random players for two rounds; returns its clients and the secrets that must
+    never reach one: every token, and (with the real Redis, read from the room's document at the
+    end of each round) every seed."""
     rules = random_rules(rng)
     humans = rng.choice([3, 4])
     host = server.create("P0", rules)
@@ -311,6 +324,10 @@ async def audit_room(server: ServerProcess, rng: random.Random) -> tuple[list[Cl
         await asyncio.gather(*(play_client(c, random.Random(rng.random()), i == lazy, i == drops)
                                for i, c in enumerate(clients)))
         await settle(clients)
+        if r is not None:
+            _, document = stored(r, server.prefix, code)
+            assert document["game"]["seed"] == document["record"]["seed"]
+            tokens.append(document["record"]["seed"])
         if round_no == 0:
             assert (await clients[0].send({"type": "rematch"}))["type"] == "ack"
     return clients, tokens
@@ -371,12 +388,19 @@ def check_view(view: dict[str, Any], me: str) -> None:
     if g["pending"] is not None:
         assert ("card" in g["pending"]) == (g["pending"]["player"] == me), g["pending"]
         if "card" in g["pending"]:
-            assert g["pending"]["card"] in view["hand"]
+            # a colour/target/top play waits in the chooser's hand; a roulette's target names
+            # the colour of the roulette already on top (public)
+            waiting = g["pending"]["card"]
+            if g["pending"]["choice"] == "roulette_color":
+                assert waiting == g["top"]
+            else:
+                assert waiting in view["hand"]
     deck = sum(view["room"]["rules"]["deck"].values())
-    assert sum(p["cards"] for p in view["players"]) + g["draw_pile"] + g["discard_pile"] + g["set_aside"] == deck
+    held = sum(p["cards"] for p in view["players"])
+    assert held + g["draw_pile"] + g["discard_pile"] + g["set_aside"] == deck
 
 
-def audit(c: Client, secrets: list[str], others_held: dict[int, set[str]]) -> int:
+def audit(c: Client, hidden: list[str], others_held: dict[int, set[str]]) -> int:
     """Check every message ``c`` received; returns how many cards other players held that
     ``c`` never saw in its messages (the audit's reach)."""
     me = c.you
@@ -385,7 +409,7 @@ def audit(c: Client, secrets: list[str], others_held: dict[int, set[str]]) -> in
     view: dict[str, Any] | None = None
     for m in c.messages:
         text = json.dumps(m)
-        for secret in secrets:
+        for secret in hidden:
             assert secret not in text, f"a token or seed reached {me}: {m}"
         assert not HEX32.search(text), m
         if m["type"] not in ("welcome", "patch"):
@@ -428,20 +452,14 @@ def audit(c: Client, secrets: list[str], others_held: dict[int, set[str]]) -> in
                       reconnect_grace_ms=10_000_000)
 async def test_no_message_carries_hidden_information(server, backend):
     rng = random.Random(20240611 if backend == "fake" else 99)
+    r = real_redis() if backend == "real" else None
     rooms = await asyncio.wait_for(
-        asyncio.gather(*(audit_room(server, random.Random(rng.random())) for _ in range(AUDIT_ROOMS))), 80)
-    all_tokens = [t for _, tokens in rooms for t in tokens]
-    seeds: list[str] = []
-    if backend == "real":
-        r = real_redis()
-        for clients, _ in rooms:
-            _, document = stored(r, server.prefix, clients[0].code)
-            seeds.append(document["record"]["seed"])
-            seeds.append(document["game"]["seed"])
-            seeds += [f["record"]["seed"] for f in document["finished_rounds"]]
-        assert all(len(s) >= 16 for s in seeds)
+        asyncio.gather(*(audit_room(server, random.Random(rng.random()), r) for _ in range(AUDIT_ROOMS))), 80)
+    hidden = [t for _, tokens in rooms for t in tokens]
+    if r is not None:
+        assert len(hidden) > sum(len(clients) for clients, _ in rooms)  # the seeds are in
     reach = 0
-    finished = 0
+    finished: set[tuple[str, int]] = set()
     for clients, _ in rooms:
         # per round, the cards each player held: from its own hand over time, and the reveal
         held: dict[str, dict[int, set[str]]] = {}
@@ -451,16 +469,25 @@ async def test_no_message_carries_hidden_information(server, backend):
                 held.setdefault(c.you, {}).setdefault(rnd, set()).update(after["hand"])
                 for pid, hand in ((after["game"] or {}).get("revealed") or {}).items():
                     held.setdefault(pid, {}).setdefault(rnd, set()).update(hand)
-                if c is clients[0]:
-                    finished += any(e["kind"] == "round_over" for e in m["events"])
+                if any(e["kind"] == "round_over" for e in m["events"]):
+                    finished.add((c.code, rnd))  # (the host may have been away at the end)
         for c in clients:
             others: dict[int, set[str]] = {}
             for pid, by_round in held.items():
                 if pid != c.you:
                     for rnd, cards in by_round.items():
                         others.setdefault(rnd, set()).update(cards)
-            reach += audit(c, all_tokens + seeds, others)
+            reach += audit(c, hidden, others)
             assert c.gaps == 0
             await c.close()
-    assert finished >= 2 * AUDIT_ROOMS
+    assert len(finished) == 2 * AUDIT_ROOMS
     assert reach > 0  # other players held cards the audited players never saw
+    # the audit itself sees a leak: another player's draw with its cards, a token
+    c = rooms[0][0][0]
+    other = next(p["id"] for p in c.view["players"] if p["id"] != c.you)
+    base = {"type": "patch", "version": c.version + 1, "now": 1, "ops": []}
+    leaks = [{**base, "events": [{"kind": "drew", "player": other, "count": 1, "cards": ["g-3"]}]},
+             {**base, "events": [{"kind": "reaction", "player": other, "reaction": hidden[1]}]}]
+    for leak in leaks:
+        with pytest.raises(AssertionError):
+            audit(SimpleNamespace(you=c.you, messages=[*c.messages, leak]), hidden, {})

@@ -366,7 +366,8 @@ async def test_a_bot_catches_an_exposed_human_after_its_delay(server):
     exposed_at = max(i for i, (_, m, _) in enumerate(log[:at])
                      if any(e["kind"] == "exposed" and e["player"] == ann.you for e in m["events"]))
     delay = log[at][1]["now"] - log[exposed_at][1]["now"]
-    assert 1000 <= delay < 10_000, (delay, [(m["version"], m["now"], m["events"]) for _, m, _ in log[exposed_at - 2:at + 1]])
+    context = [(m["version"], m["now"], m["events"]) for _, m, _ in log[exposed_at - 2:at + 1]]
+    assert 1000 <= delay < 10_000, (delay, context)
     await ann.close()
 
 
