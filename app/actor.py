@@ -142,15 +142,8 @@ class RoomActor:
             if loaded is None:
                 intent.resolve(error(intent.msg_id, Err.ROOM_NOT_FOUND, "no such room"))
                 return
-            if intent.answer_field:
-                try:
-                    earlier = await hub.store.answer(self.code, intent.answer_field)
-                except RedisError:
-                    intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, try again"))
-                    return
-                if earlier is not None:
-                    intent.resolve(earlier)
-                    return
+            # a repeated id needs no look-up first: the commit script refuses to commit over an
+            # earlier answer (and returns it), and a refusal is stored only if none was
             now = hub.clock.now_ms()
             try:
                 events = intent.run(loaded, now)
@@ -179,10 +172,12 @@ class RoomActor:
             except Stale:
                 self.loaded = None
                 hub.metrics.conflicts.inc()
+                await self._rearm()
                 continue
             except Duplicate as dup:
                 self.loaded = None
                 intent.resolve(dup.answer)
+                await self._rearm()
                 return
             except RedisError:
                 self.loaded = None
@@ -203,6 +198,7 @@ class RoomActor:
         room.updated_ms = now
         room.game = loaded.game.to_dict() if loaded.game is not None else None
         finished, room.finished_rounds = room.finished_rounds, []  # they go to the outbox
+        due = bots.next_due(loaded, hub.settings)
         document = orjson.dumps(room)
         message = b""
         if hub.publishes:
@@ -211,7 +207,7 @@ class RoomActor:
         try:
             await hub.store.commit(self.code, expected, room.version, document, answer_field,
                                    orjson.dumps(answer) if answer_field else b"", message,
-                                   [orjson.dumps(entry) for entry in finished])
+                                   [orjson.dumps(entry) for entry in finished], deadline=due)
         except BaseException:
             room.version = expected
             room.finished_rounds = finished
@@ -224,8 +220,16 @@ class RoomActor:
                 await hub.history.note(self.code)
             except RedisError:
                 log.warning("history outbox not updated", extra={"room": self.code})
-        due = bots.next_due(loaded, hub.settings)
-        await hub.arm(self.code, due)
+        hub.note_due(self.code, due)  # indexed in Redis by the commit itself
+
+    async def _rearm(self) -> None:
+        """A commit that lost may still have indexed its deadline: index the stored room's."""
+        try:
+            loaded = await self.load()
+        except RedisError:
+            return
+        if loaded is not None:
+            await self.hub.arm(self.code, bots.next_due(loaded, self.hub.settings))
 
     def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False) -> None:
         """Send each local socket its update (``behind_only``: those that have not seen

@@ -127,6 +127,10 @@ class Hub:
             await self.store.set_deadline(code, due)
         except RedisError:
             log.warning("could not index deadline", extra={"room": code})
+        self.note_due(code, due)
+
+    def note_due(self, code: str, due: int | None) -> None:
+        """Remember the room's next deadline for this process's scheduler."""
         if due is None:
             self._local_due.pop(code, None)
         else:

@@ -311,6 +311,7 @@ async def idle_memory(url: str, pid: int, conns: int) -> float:
 def spawn(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     env = dict(os.environ, REDIS_URL=redis_url, BENCH_ECHO="true", RATE_BURST="1000000",
+               SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0",
                RATE_PER_S="1000000", LOG_LEVEL="WARNING", KEY_PREFIX=f"load{port}", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], env=env,
                             stdout=subprocess.DEVNULL, cwd=ROOT)

@@ -110,15 +110,26 @@ class RoomStore:
 
     async def commit(self, code: str, expected: int | None, version: int, document: bytes,
                      answer_field: str = "", answer: bytes = b"", message: bytes = b"",
-                     outbox: list[bytes] | None = None) -> None:
+                     outbox: list[bytes] | None = None, deadline: int | bool | None = False) -> None:
         """Write ``document`` as ``version`` if the stored version is ``expected`` (``None``: the
         room must not exist), with the message's answer and any finished rounds for the
         history writer (``outbox``), all or nothing. Raises :class:`Stale` or :class:`Duplicate`."""
-        result = await self._commit(
-            keys=[self.room_key(code), self.answers_key(code), self.outbox_key(code)],
-            args=["" if expected is None else str(expected), str(version), document, self.ttl_ms,
-                  answer_field, answer, message, self.channel(code), self.answers_kept,
-                  *(outbox or [])])
+        keys = [self.room_key(code), self.answers_key(code), self.outbox_key(code)]
+        args = ["" if expected is None else str(expected), str(version), document, self.ttl_ms,
+                answer_field, answer, message, self.channel(code), self.answers_kept, *(outbox or [])]
+        if deadline is False:
+            result = await self._commit(keys=keys, args=args)
+        else:
+            # one round trip: the commit, and the room's next deadline in the index (another key,
+            # so not in the script: a cluster keeps them apart). If the commit loses, the caller
+            # indexes the stored room's deadline again.
+            async with self.redis.pipeline(transaction=False) as pipe:
+                await self._commit(keys=keys, args=args, client=pipe)
+                if deadline is None:
+                    pipe.zrem(self.deadlines_key, code)
+                else:
+                    pipe.zadd(self.deadlines_key, {code: deadline})
+                result = (await pipe.execute())[0]
         status = int(result[0])
         if status == 1:
             return
