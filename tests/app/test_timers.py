@@ -393,7 +393,7 @@ async def test_bots_play_their_seats_call_uno_and_make_their_own_choices(server)
         return any(e["kind"] in ("uno", "exposed") and e["player"] in bots for e in ann.events)
 
     rounds = 0
-    while rounds < 6 and not (rounds and bot_chose() and bot_one_card()):
+    while rounds < 12 and not (rounds and bot_chose() and bot_one_card()):
         if ann.view["room"]["status"] != "playing":
             assert (await ann.send({"type": "rematch"}))["type"] == "ack"
             await ann.until_view(lambda v: v["room"]["status"] == "playing")
