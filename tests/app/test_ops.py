@@ -1,0 +1,83 @@
+"""Operations: the Redis key layout a cluster needs, models and migrations in step, metrics."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+from .harness import REAL_REDIS, Client, ServerProcess, real_redis_available
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+async def test_every_key_of_a_room_shares_its_cluster_hash_tag():
+    if not real_redis_available():
+        pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
+    server = ServerProcess(redis="real").start()
+    try:
+        host = server.create("Ann")
+        code = host["code"]
+        ann = await Client(server, code, host["token"]).connect()
+        await ann.send({"type": "add_bot", "level": "easy"})
+        await ann.send({"type": "start"})
+        await ann.send({"type": "react", "reaction": "gg"})
+        r = redis.Redis.from_url(REAL_REDIS)
+        keys = sorted(k.decode() for k in r.scan_iter(match=f"{server.prefix}:*"))
+        room_keys = [k for k in keys if "{" in k]
+        assert room_keys and all(re.fullmatch(rf"{re.escape(server.prefix)}:\{{{code}\}}:\w+", k)
+                                 for k in room_keys), keys
+        # the only keys without a room's tag are the two indexes (each used one command at a time)
+        assert set(keys) - set(room_keys) <= {f"{server.prefix}:deadlines", f"{server.prefix}:history"}
+        # every room key expires
+        assert all(r.pttl(k) > 0 for k in room_keys)
+        await ann.close()
+    finally:
+        err = server.stop()
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_models_and_migrations_agree(kind, tmp_path):
+    if kind == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'check.sqlite3'}"
+    else:
+        name = f"mercyless_{uuid.uuid4().hex[:10]}"
+        subprocess.run(["psql", "-h", "127.0.0.1", "-d", "test", "-q", "-c", f"CREATE DATABASE {name}"],
+                       check=True, capture_output=True)
+        url = f"postgresql+asyncpg://root@127.0.0.1:5432/{name}"
+    env = {"DATABASE_URL": url, "PATH": str(BIN), "PYTHONPATH": str(ROOT)}
+    try:
+        for args in (["upgrade", "head"], ["check"]):
+            result = subprocess.run([str(BIN / "alembic"), *args], cwd=ROOT, env=env,
+                                    capture_output=True, text=True)
+            assert result.returncode == 0, result.stdout + result.stderr
+        assert "No new upgrade operations detected" in result.stdout + result.stderr
+    finally:
+        if kind == "postgresql":
+            subprocess.run(["psql", "-h", "127.0.0.1", "-d", "test", "-q", "-c",
+                            f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
+
+
+async def test_metrics_count_rooms_actions_and_errors():
+    server = ServerProcess(redis="fake").start()
+    try:
+        host = server.create("Ann")
+        ann = await Client(server, host["code"], host["token"]).connect()
+        await ann.send({"type": "add_bot", "level": "easy"})
+        refused = await ann.send({"type": "rematch"})
+        assert refused["code"] == "not_over"
+        body = httpx.get(f"{server.url}/metrics").text
+        assert re.search(r'^mercyless_actions_total\{kind="add_bot"\} 1\.0$', body, re.M), body
+        assert re.search(r'^mercyless_errors_total\{code="not_over"\} 1\.0$', body, re.M), body
+        assert "mercyless_action_seconds_bucket" in body and "mercyless_sockets" in body
+        await ann.close()
+    finally:
+        server.stop()
