@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from .harness import ServerProcess, real_redis_available
@@ -22,3 +24,27 @@ def server(backend: str, request: pytest.FixtureRequest):
     yield proc
     err = proc.stop()
     assert "Traceback" not in err, err[-3000:]
+
+
+@pytest.fixture(scope="module")
+def module_servers():
+    """Servers shared by a module's tests (a process costs ~2 s to start), one per backend and
+    settings; stopped, and their logs checked, when the module is done."""
+    started: dict[tuple[str, str], ServerProcess] = {}
+    yield started
+    errors = [proc.stop() for proc in started.values()]
+    for err in errors:
+        assert "Traceback" not in err, err[-3000:]
+
+
+def module_server(backend: str, request: pytest.FixtureRequest,
+                  servers: dict[tuple[str, str], ServerProcess]) -> ServerProcess:
+    if backend == "real" and not real_redis_available():
+        pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
+    marker = request.node.get_closest_marker("settings")
+    settings = marker.kwargs if marker else {}
+    key = (backend, json.dumps(settings, sort_keys=True))
+    proc = servers.get(key)
+    if proc is None or proc.proc is None or proc.proc.poll() is not None:
+        proc = servers[key] = ServerProcess(redis=backend, **settings).start()
+    return proc

@@ -50,23 +50,8 @@ async def _rows(url: str, sql: str) -> list[tuple]:
 
 
 async def _play_rounds(server: ServerProcess, rounds: int, seed: int) -> tuple[str, Client]:
-    host = server.create("Ann", rules={"target_score": 5000})
-    code = host["code"]
-    ann = await Client(server, code, host["token"]).connect()
-    for level in ("easy", "normal"):
-        assert (await ann.send({"type": "add_bot", "level": level}))["type"] == "ack"
-    assert (await ann.send({"type": "start"}))["type"] == "ack"
-    rng = random.Random(seed)
-    for n in range(1, rounds + 1):
-        await ann.until_view(lambda v, n=n: v["room"]["round"] == n and v["room"]["status"] == "playing")
-        while ann.view["room"]["status"] == "playing":
-            if ann.my_turn():
-                await ann.play_turn(rng)
-            else:
-                await ann.until(lambda m: m["type"] in ("patch", "welcome"), timeout=30)
-        if n < rounds:
-            assert (await ann.send({"type": "rematch"}))["type"] == "ack"
-    return code, ann
+    host = server.create("Ann")
+    return await _play_rounds_in(server, host["code"], host["token"], rounds, seed, ("easy", "normal"))
 
 
 async def _history(server: ServerProcess, code: str, rounds: int, timeout: float = 30) -> dict:
@@ -199,12 +184,13 @@ async def test_a_database_outage_mid_night_delays_the_record_but_loses_nothing()
     _psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-async def _play_rounds_in(server, code, token, rounds, seed):
+async def _play_rounds_in(server, code, token, rounds, seed, levels=("easy", "easy")):
+    """Ann and two bots play ``rounds`` rounds (rematches between), scores far from a match."""
     ann = await Client(server, code, token).connect()
-    for level in ("easy", "easy"):
-        await ann.send({"type": "add_bot", "level": level})
-    await ann.send({"type": "set_rules", "rules": {"target_score": 5000}})
-    await ann.send({"type": "start"})
+    for level in levels:
+        assert (await ann.send({"type": "add_bot", "level": level}))["type"] == "ack"
+    assert (await ann.send({"type": "set_rules", "rules": {"target_score": 5000}}))["type"] == "ack"
+    assert (await ann.send({"type": "start"}))["type"] == "ack"
     rng = random.Random(seed)
     for n in range(1, rounds + 1):
         await ann.until_view(lambda v, n=n: v["room"]["round"] == n and v["room"]["status"] == "playing")
@@ -214,5 +200,5 @@ async def _play_rounds_in(server, code, token, rounds, seed):
             else:
                 await ann.until(lambda m: m["type"] in ("patch", "welcome"), timeout=30)
         if n < rounds:
-            await ann.send({"type": "rematch"})
+            assert (await ann.send({"type": "rematch"}))["type"] == "ack"
     return code, ann

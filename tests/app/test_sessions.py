@@ -20,7 +20,8 @@ import httpx
 import pytest
 import websockets
 
-from .harness import Client, ServerProcess, real_redis_available
+from .conftest import module_server
+from .harness import Client, ServerProcess
 
 FIVES = {"r-5": 20, "y-5": 20, "g-5": 20, "b-5": 20}
 CALM = {"turn_timer_s": 0, "catch_window_s": 30}  # no timer moves the room while a test looks
@@ -29,27 +30,10 @@ CARD_RE = re.compile(r"\b[rygbw]-(?:\d|draw\d+|skip|skipall|reverse\d?|discard|w
 
 # -- fixtures -----------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def _servers():
-    started: dict[tuple[str, str], ServerProcess] = {}
-    yield started
-    errors = [proc.stop() for proc in started.values()]
-    for err in errors:
-        assert "Traceback" not in err, err[-3000:]
-
-
 @pytest.fixture
-def server(backend: str, request: pytest.FixtureRequest, _servers) -> ServerProcess:
+def server(backend: str, request: pytest.FixtureRequest, module_servers) -> ServerProcess:
     """The module's server for this backend and these settings (started on first use)."""
-    if backend == "real" and not real_redis_available():
-        pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-    marker = request.node.get_closest_marker("settings")
-    settings = marker.kwargs if marker else {}
-    key = (backend, json.dumps(settings, sort_keys=True))
-    proc = _servers.get(key)
-    if proc is None or proc.proc is None or proc.proc.poll() is not None:
-        proc = _servers[key] = ServerProcess(redis=backend, **settings).start()
-    return proc
+    return module_server(backend, request, module_servers)
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from tests.app.harness import ROOT
 
+from .test_game import play_until_over
 from .ui import add_bot, create_room, hand, join_by_link, no_horizontal_scroll
 
 # a deck that is almost all plain wilds: the host surely holds one (every colour needs one card)
@@ -217,3 +218,48 @@ def test_roulette_target_names_the_colour_in_a_dialog_the_server_asked_for(pages
     host.screenshot(path=str(artifacts / "roulette-reveal.png"))
     expect(guest.locator(".color-chip")).to_contain_text("Green")
     assert no_horizontal_scroll(guest)[0] <= 360
+
+
+def test_scores_tonight_lists_the_round_and_its_replay_steps(pages, web_server, artifacts):
+    made = web_server.create("Ann", rules={"hand_size": 3})
+    page = pages.new()
+    seat_browser(page, web_server, made["code"], made)
+    page.wait_for_selector(".lobby")
+    panel = page.locator(".history")
+    expect(panel).to_contain_text("Scores tonight")
+    expect(panel).to_contain_text("No rounds finished yet")  # an empty history is fine
+    add_bot(page, "easy")
+    page.get_by_role("button", name="Start the game").click()
+    page.wait_for_selector(".table .hand-card")
+    play_until_over([page], limit_s=25)
+    # the round is written a moment after it ends: the panel fetches again until it is there
+    panel = page.locator(".over-panel .history")
+    row = panel.locator(".hist-round")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Round 1")
+    expect(row).to_contain_text("points")
+    expect(panel.locator(".hist-standings .score-row")).to_have_count(2)
+    panel.scroll_into_view_if_needed()
+    panel.screenshot(path=str(artifacts / "scores-tonight.png"))
+    row.get_by_role("button", name="Replay round 1").click()
+    dialog = page.get_by_role("dialog", name="Replay of round 1")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator(".replay-count")).to_contain_text("Step 0 of")
+    expect(dialog.locator(".replay-events")).to_contain_text("Round")  # "Round … begins"
+    expect(dialog.locator(".replay-player")).to_have_count(2)
+    expect(dialog.locator(".replay-table .card").first).to_be_visible()
+    expect(dialog.get_by_role("button", name="‹ Previous")).to_be_disabled()
+    dialog.get_by_role("button", name="Next ›").click()
+    expect(dialog.locator(".replay-count")).to_contain_text("Step 1 of")
+    expect(dialog.locator(".replay-events li").first).not_to_have_text("Nothing to see in this step.")
+    dialog.get_by_role("button", name="Next ›").click()
+    expect(dialog.locator(".replay-count")).to_contain_text("Step 2 of")
+    dialog.screenshot(path=str(artifacts / "replay.png"))
+    dialog.get_by_role("button", name="‹ Previous").click()
+    expect(dialog.locator(".replay-count")).to_contain_text("Step 1 of")
+    dialog.get_by_role("button", name="Play", exact=True).click()
+    expect(dialog.get_by_role("button", name="Pause")).to_be_visible()
+    expect(dialog.locator(".replay-count")).not_to_contain_text("Step 1 of")
+    dialog.get_by_role("button", name="Pause").click()
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_be_hidden()
