@@ -4,6 +4,7 @@ import { S, announce, errorText, name, rememberNames, send } from "./core.js";
 import { closeDialog } from "./dialogs.js";
 import { h, replace } from "./dom.js";
 import { describe } from "./events.js";
+import { resetHistory, syncHistory } from "./history.js";
 import { detectLang, LANG_NAMES, LANGS, lang, setLang, t } from "./i18n.js";
 import { copyInvite, renderLobby, resetLobby } from "./lobby.js";
 import { Api, ApiError, cleanName, normalizeCode, RoomSocket, Seats } from "./net.js";
@@ -268,6 +269,7 @@ function openRoom(code, seat) {
   S.prev = null;
   S.you = seat.player_id;
   S.lastPlay = null;
+  resetHistory();
   log.length = 0;
   Seats.touch(code);
   roomShell();
@@ -524,6 +526,7 @@ function render(fx = {}) {
     resetLobby();
     renderTable(stage, fx);
   }
+  syncHistory();
   if (focusKey && !document.body.contains(active)) {
     const again = focusKey.startsWith("#") ? document.getElementById(focusKey.slice(1)) : stage.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)
       || app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
@@ -542,6 +545,7 @@ S.rerender = () => render({});
 function rebuild() {
   if (S.sock && S.code) {
     closeDialog(null);
+    document.querySelector(".dlg-replay")?.close();
     resetTable();
     resetLobby();
     roomShell();

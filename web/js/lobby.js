@@ -1,6 +1,7 @@
 // The lobby: the code large enough to read across a table, the invite link, seats, bots, rules.
 import { S, botLevel, isHost, name, send, toast } from "./core.js";
 import { h, replace } from "./dom.js";
+import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
@@ -209,7 +210,7 @@ function build(stage) {
     host ? null : h("p.note", t("lobby.rulesHostOnly")),
     presetBox, grid, options.deck ? deck.details : null);
 
-  const root = h("div.lobby", h("div.lobby-side", invite, seats), rules);
+  const root = h("div.lobby", h("div.lobby-side", invite, seats, historyPanel()), rules);
   replace(stage, root);
   refs = { stage, root, host, codeEl, linkEl, seatsH, seatList, spect, startBtn, startNote, presetBtns, fields, deck };
 }

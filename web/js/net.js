@@ -59,6 +59,8 @@ export const Api = {
   join: (code, name) => api("POST", `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
   room: (code) => api("GET", `/api/rooms/${encodeURIComponent(code)}`),
   rules: () => api("GET", "/api/rules"),
+  history: (code) => api("GET", `/api/rooms/${encodeURIComponent(code)}/history`),
+  replay: (id) => api("GET", `/api/rounds/${encodeURIComponent(id)}/replay`),
 };
 
 // -- tokens, one per room, kept across reloads ------------------------------------------------

@@ -6,6 +6,7 @@ import { S, announce, botLevel, isHost, legal, me, name, reducedMotion, secondsL
 import { askColor, askTarget, askTop, closeDialog, dialogKey } from "./dialogs.js";
 import { h, replace, svg } from "./dom.js";
 import { lang, t } from "./i18n.js";
+import { historyPanel } from "./history.js";
 import { avatar } from "./lobby.js";
 import { sound } from "./sound.js";
 
@@ -419,7 +420,8 @@ function renderOverlay(v) {
     h("p.over-reason", [t(`over.reason.${g.reason || "out"}`), rules.scoring ? ` · ${t("over.points", { n: g.points ?? 0 })}` : ""].join("")),
     rules.scoring ? h("div.scores", h("h3", t("over.scores", { target })), h("ol.score-list", rows)) : h("p.note", t("over.noScoring")),
     hands,
-    h("div.over-actions", actions));
+    h("div.over-actions", actions),
+    historyPanel());
   replace(T.overlay, panel);
   if (firstTime) {
     const title = panel.querySelector(".over-title");
