@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine import CARD_INFO, GameState, Pending, Rules, apply, make_rules
+import pytest
+
+from engine import CARD_INFO, GameState, IllegalAction, Pending, Rules, apply, make_rules
 from engine.cards import NAME_TO_LETTER
 from engine.state import Choice
 
@@ -83,3 +85,38 @@ def kinds(events: list[dict]) -> list[str]:
 
 def hand(s: GameState, player: str) -> list[str]:
     return s.hands[s.players.index(player)]
+
+
+def refuse(s: GameState, player, action, *codes: str, now_ms: int = NOW) -> IllegalAction:
+    """``action`` is refused with one of ``codes`` and ``s`` is left exactly as it was."""
+    before = s.to_dict()
+    twin = s.clone()
+    with pytest.raises(IllegalAction) as err:
+        apply(s, player, action, now_ms)
+    assert err.value.code.value in codes, err.value
+    assert s.to_dict() == before
+    assert s == twin
+    return err.value
+
+
+def refused(s: GameState, player, action, code, now_ms: int = NOW) -> None:
+    """The action raises ``code`` and the state it was tried on is exactly unchanged."""
+    refuse(s, player, action, str(code), now_ms=now_ms)
+
+
+def accepted(s: GameState, player, action) -> bool:
+    try:
+        apply(s, player, action, NOW)
+    except IllegalAction:
+        return False
+    return True
+
+
+def event(events: list[dict], kind: str) -> dict:
+    found = [e for e in events if e["kind"] == kind]
+    assert len(found) == 1, (kind, events)
+    return found[0]
+
+
+def conserved(before: GameState, after: GameState) -> None:
+    assert after.card_count() == before.card_count()

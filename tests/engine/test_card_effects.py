@@ -9,31 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
-from engine import IllegalAction, apply, view_for
+from engine import apply, view_for
 from engine.actions import CANCEL, DRAW, PASS, UNO, catch, choose, play
-from tests.engine.helpers import NOW, act, build, hand, kinds, pending
-
-
-def refused(s, player, action, code, now_ms=NOW):
-    """The action raises ``code`` and the state it was tried on is exactly unchanged."""
-    before = s.to_dict()
-    with pytest.raises(IllegalAction) as err:
-        apply(s, player, action, now_ms)
-    assert err.value.code == code, err.value
-    assert s.to_dict() == before
-
-
-def event(events, kind):
-    found = [e for e in events if e["kind"] == kind]
-    assert len(found) == 1, (kind, events)
-    return found[0]
-
-
-def conserved(before, after):
-    assert after.card_count() == before.card_count()
-
+from tests.engine.helpers import NOW, act, build, conserved, event, hand, kinds, pending, refused
 
 # -- Discard All --------------------------------------------------------------------------------
 

@@ -11,7 +11,6 @@ from engine import (
     PRESETS,
     STANDARD_DECK,
     ActionKind,
-    IllegalAction,
     RulesError,
     apply,
     make_rules,
@@ -20,27 +19,7 @@ from engine import (
     view_for,
 )
 from engine.actions import CANCEL, DRAW, EXPIRE, RESOLVE, TIMEOUT, UNO, catch, choose, play
-from tests.engine.helpers import NOW, act, build, hand, kinds, pending
-
-
-def refused(s, player, action, code, now_ms=NOW):
-    """The action raises ``code`` and the state it was tried on is exactly unchanged."""
-    before = s.to_dict()
-    with pytest.raises(IllegalAction) as err:
-        apply(s, player, action, now_ms)
-    assert err.value.code == code, err.value
-    assert s.to_dict() == before
-
-
-def event(events, kind):
-    found = [e for e in events if e["kind"] == kind]
-    assert len(found) == 1, (kind, events)
-    return found[0]
-
-
-def conserved(before, after):
-    assert after.card_count() == before.card_count()
-
+from tests.engine.helpers import NOW, act, build, conserved, event, hand, kinds, pending, refused
 
 PILE = ["g-1", "g-2", "g-3", "g-4", "g-5", "g-6", "g-7", "g-8", "g-9", "y-9"]  # y-9 drawn first
 

@@ -7,32 +7,12 @@ from collections import Counter
 
 import pytest
 
-from engine import CARD_INFO, IllegalAction, apply, legal_actions
+from engine import CARD_INFO, apply, legal_actions
 from engine.actions import DRAW, PASS, Action, ActionKind, play
 
-from .helpers import NOW, act, build, hand, kinds, pending
+from .helpers import NOW, accepted, act, build, hand, kinds, pending, refuse
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def refuse(s, player, action, *codes):
-    """``action`` is refused with one of ``codes`` and ``s`` is left exactly as it was."""
-    before = s.to_dict()
-    twin = s.clone()
-    with pytest.raises(IllegalAction) as err:
-        apply(s, player, action, NOW)
-    assert err.value.code.value in codes, err.value
-    assert s.to_dict() == before
-    assert s == twin
-    return err.value
-
-
-def accepted(s, player, action) -> bool:
-    try:
-        apply(s, player, action, NOW)
-    except IllegalAction:
-        return False
-    return True
 
 
 def assert_legal_matches_apply(s, player):

@@ -8,33 +8,13 @@ from collections import Counter
 
 import pytest
 
-from engine import CARD_INFO, IllegalAction, Kind, apply, legal_actions, make_rules, new_game
+from engine import CARD_INFO, Kind, apply, legal_actions, make_rules, new_game
 from engine.actions import CANCEL, DRAW, PASS, UNO, Action, ActionKind, catch, choose, play
 from engine.cards import build_deck
 
-from .helpers import NOW, act, build, hand, kinds
+from .helpers import NOW, accepted, act, build, hand, kinds, refuse
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def refuse(s, player, action, *codes):
-    """``action`` is refused with one of ``codes`` and ``s`` is left exactly as it was."""
-    before = s.to_dict()
-    twin = s.clone()
-    with pytest.raises(IllegalAction) as err:
-        apply(s, player, action, NOW)
-    assert err.value.code.value in codes, err.value
-    assert s.to_dict() == before
-    assert s == twin
-    return err.value
-
-
-def accepted(s, player, action) -> bool:
-    try:
-        apply(s, player, action, NOW)
-    except IllegalAction:
-        return False
-    return True
 
 
 def assert_legal_matches_apply(s, player):
