@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 STATE_JS = """() => {
   const t = document.querySelector('.table');
   return {status: document.body.dataset.status || null, version: Number(document.body.dataset.version || 0),
@@ -90,7 +92,10 @@ def take_turn(page) -> bool:
         page.click("button[data-key=uno]")
         page.wait_for_selector("button[data-key=uno][aria-pressed=true]")
     if s["playable"]:
-        page.locator(".hand-card.playable").first.click()
+        try:
+            page.locator(".hand-card.playable").first.click(timeout=3000)
+        except PlaywrightError:  # the table changed under the click (a bot moved, the round
+            return False         # ended, the hand re-rendered): read it again
     elif s["take"]:
         page.click("button[data-key=take]")
     elif s["draw"]:
