@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
+from redis.exceptions import RedisError
 from starlette.websockets import WebSocketDisconnect
 
 from engine import Event
@@ -168,8 +169,13 @@ async def _read_loop(hub: Hub, conn: Connection) -> None:
             continue
         if not conn.bucket.take():
             msg_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
-            conn.send(dumps(error(msg_id if msg_id and len(msg_id) <= 64 else None,
-                                  Err.RATE_LIMITED, "slow down")))
+            msg_id = msg_id if msg_id and len(msg_id) <= 64 else None
+            # a retry of a message already answered gets that answer, even in a burst
+            earlier = None
+            if msg_id is not None:
+                with contextlib.suppress(RedisError):
+                    earlier = await hub.store.answer(conn.code, f"{conn.player}:{msg_id}")
+            conn.send(dumps(earlier or error(msg_id, Err.RATE_LIMITED, "slow down")))
             continue
         try:
             msg = parse_message(raw)

@@ -239,6 +239,12 @@ async def test_a_burst_is_rate_limited_and_the_socket_stays_usable(server):
     limited = [a for a in answers[20:] if a["code"] == "rate_limited"]
     assert len(limited) >= 8, answers[20:]
     assert {a["code"] for a in answers[20:]} <= {"rate_limited", "not_started"}
+    # while the bucket is empty, a retried id still gets its first answer, never rate_limited
+    for _ in range(3):
+        await ann.send_raw(json.dumps({"type": "draw", "id": "b0"}))
+    for _ in range(3):
+        again = await ann.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == "b0")
+        assert again == answers[0], again
     await quiet(ann, bob)  # ping is never limited
     assert [(c.version, c.view) for c in (ann, bob)] == before
     # the bucket refills: the socket is usable again (each try is answered, none is lost)
