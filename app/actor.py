@@ -141,6 +141,8 @@ class RoomActor:
                 return
             if loaded is None:
                 intent.resolve(error(intent.msg_id, Err.ROOM_NOT_FOUND, "no such room"))
+                if intent.kind == "tick":  # the room expired: its deadline must not fire again
+                    await hub.arm(self.code, None)
                 return
             # a repeated id needs no look-up first: the commit script refuses to commit over an
             # earlier answer (and returns it), and a refusal is stored only if none was
