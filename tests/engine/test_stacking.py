@@ -11,6 +11,7 @@ from engine import CARD_INFO, apply, legal_actions
 from engine.actions import DRAW, PASS, Action, ActionKind, play
 
 from .helpers import NOW, accepted, act, build, hand, kinds, pending, refuse
+from .helpers import event as ev
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -35,10 +36,6 @@ def plays_listed(legal):
     return sorted(a.card for a in legal if a.kind is ActionKind.PLAY)
 
 
-def ev(events, kind):
-    found = [e for e in events if e["kind"] == kind]
-    assert len(found) == 1, (kind, events)
-    return found[0]
 
 
 # -- the ladder --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from engine.actions import CANCEL, DRAW, PASS, UNO, Action, ActionKind, catch, c
 from engine.cards import build_deck
 
 from .helpers import NOW, accepted, act, build, hand, kinds, refuse
+from .helpers import event as ev
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -37,10 +38,6 @@ def plays_listed(legal):
     return sorted(a.card for a in legal if a.kind is ActionKind.PLAY)
 
 
-def ev(events, kind):
-    found = [e for e in events if e["kind"] == kind]
-    assert len(found) == 1, (kind, events)
-    return found[0]
 
 
 # -- Skip ---------------------------------------------------------------------------------------
