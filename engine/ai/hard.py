@@ -5,7 +5,7 @@ For each decision it samples worlds consistent with what the seat has seen
 every candidate, so they are compared on equal footing) and plays the rest of the round with a
 fast policy, up to a horizon. A world's value for the seat is 1 for a win, 0 for being knocked
 out, and in between by how its hand compares with the others' when the horizon is reached. The
-candidate with the best mean wins; the search stops at its time budget. Out-of-turn calls
+candidate with the best mean wins; the search stops before a world that would overrun its time budget. Out-of-turn calls
 (UNO, catches) and choices it has no time for are made the ``normal`` way.
 """
 
@@ -86,11 +86,16 @@ class HardBot(NormalBot):
                 rng: random.Random) -> Action:
         """Mean value per candidate over sampled worlds; the ``normal`` choice gets a small
         head start, so noise alone never talks the search out of a sound move."""
-        deadline = time.perf_counter() + self.budget_ms / 1000
+        clock = time.perf_counter
+        deadline = clock() + self.budget_ms / 1000
         totals = [0.0] * len(candidates)
         worlds = 0
+        slowest = 0.0  # the longest world so far: a world is only begun if one that long fits
         me = self.me
-        while worlds < self.max_worlds and (worlds < 2 or time.perf_counter() < deadline):
+        while worlds < self.max_worlds:
+            started = clock()
+            if worlds and started + slowest > deadline:
+                break
             try:
                 world = determinize(view, me, self.rules, self.memory, rng)
             except (ValueError, IndexError, KeyError):
@@ -105,6 +110,7 @@ class HardBot(NormalBot):
                     continue
                 play_out(s, rng, self.horizon)
                 totals[i] += self._value(s, seat)
+            slowest = max(slowest, clock() - started)
         if worlds == 0:
             return prior or candidates[0]
         for i, action in enumerate(candidates):
