@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .connection import Connection
     from .hub import Hub
 
+EXPIRY_MARGIN_MS = 2000  # Redis's clock and ours differ a little; a tick must find the room gone
 log = logging.getLogger("mercyless.room")
 MAX_RETRIES = 8
 TICK_STEPS = 200
@@ -94,7 +95,10 @@ class RoomActor:
         that has not seen it up to date."""
         loaded = self.loaded
         if loaded is None or loaded.room.version < version:
-            found = await self.hub.store.load(self.code)
+            try:
+                found = await self.hub.store.load(self.code)
+            except RedisError:  # the hub catches every local socket up when Redis is back
+                return
             if found is None:
                 return
             stored, document = found
@@ -152,6 +156,9 @@ class RoomActor:
             except logic.NoChange:
                 intent.resolve(ack(intent.msg_id))
                 self.after_no_change()
+                if intent.kind == "tick":  # early, or fired twice: index what is really due next
+                    self.loaded = None
+                    await self._rearm()
                 return
             except logic.Refused as refused:
                 answer = error(intent.msg_id, refused.code, refused.message)
@@ -200,7 +207,7 @@ class RoomActor:
         room.updated_ms = now
         room.game = loaded.game.to_dict() if loaded.game is not None else None
         finished, room.finished_rounds = room.finished_rounds, []  # they go to the outbox
-        due = bots.next_due(loaded, hub.settings)
+        due = self.indexed_due(loaded, now)
         document = orjson.dumps(room)
         message = b""
         if hub.publishes:
@@ -224,6 +231,16 @@ class RoomActor:
                 log.warning("history outbox not updated", extra={"room": self.code})
         hub.note_due(self.code, due)  # indexed in Redis by the commit itself
 
+    def indexed_due(self, loaded: Loaded, now: int) -> int | None:
+        """When the deadline index should wake the room: its next deadline, but no later than
+        the moment its keys expire if nothing touches it (that tick finds it gone and drops the
+        entry, so the index never outlives the room)."""
+        due = bots.next_due(loaded, self.hub.settings)
+        if due is None:
+            return None
+        expiry = loaded.room.updated_ms + self.hub.store.ttl_ms + EXPIRY_MARGIN_MS
+        return expiry if now < expiry < due else due
+
     async def _rearm(self) -> None:
         """A commit that lost may still have indexed its deadline: index the stored room's."""
         try:
@@ -231,7 +248,7 @@ class RoomActor:
         except RedisError:
             return
         if loaded is not None:
-            await self.hub.arm(self.code, bots.next_due(loaded, self.hub.settings))
+            await self.hub.arm(self.code, self.indexed_due(loaded, self.hub.clock.now_ms()))
 
     def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False) -> None:
         """Send each local socket its update (``behind_only``: those that have not seen
@@ -242,9 +259,15 @@ class RoomActor:
         room = loaded.room
         part = room_part(room)
         members = {s.id for s in room.seats} | {s.id for s in room.spectators}
+        origin = self.hub.origin
+        elsewhere = {m.id for m in (*room.seats, *room.spectators)
+                     if m.connected and m.node is not None and m.node != origin}
         for conn in list(conns.values()):
             if conn.player not in members:  # removed by the host, or left
                 conn.close(4401)
+                continue
+            if conn.player in elsewhere:  # the player said hello on another process
+                conn.close(4409)
                 continue
             if behind_only and conn.view is not None and conn.version >= room.version:
                 continue

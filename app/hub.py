@@ -14,6 +14,7 @@ from redis.exceptions import RedisError
 
 from engine import Event, EventKind
 
+from . import logic
 from .actor import Intent, RoomActor
 from .clock import Clock
 from .limits import AddressLimits
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("mercyless.hub")
+#: what a Redis call may raise while Redis, or this process, is going away
+GONE = (RedisError, RuntimeError, OSError)
 
 
 class Hub:
@@ -41,6 +44,7 @@ class Hub:
         self._wake = asyncio.Event()
         self._local_due: dict[str, int] = {}
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
+        self._held: set[str] = set()  # rooms listed under this process in Redis (it has sockets there)
         self.history: Any = None  # the HistoryWriter, once the app has a database
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self._tasks: list[asyncio.Task[None]] = []
@@ -49,7 +53,10 @@ class Hub:
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
+        with contextlib.suppress(RedisError):  # known to the others before the first socket
+            await self.store.beat(self.origin, self.clock.now_ms(), self.settings.node_ttl_ms)
         self._tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
+        self._tasks.append(asyncio.create_task(self._heartbeat(), name="heartbeat"))
         if self.publishes:
             self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
             self._tasks.append(asyncio.create_task(self._listen(), name="listener"))
@@ -57,11 +64,15 @@ class Hub:
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for actor in self.actors.values():
-            actor.task.cancel()
         for conns in self.connections.values():
             for conn in conns.values():
                 conn.close(1012)
+        with contextlib.suppress(Exception):
+            # a clean stop: the players come back through another process; until they do they
+            # are disconnected (not after node_ttl_ms, as for a crash)
+            await asyncio.wait_for(self._sweep(self.origin), 2.0)
+        for actor in self.actors.values():
+            actor.task.cancel()
         with contextlib.suppress(Exception):
             if self._pubsub is not None:
                 await self._pubsub.aclose()
@@ -100,9 +111,13 @@ class Hub:
             old.close(4409)
         # not "the first socket of the room": the hello of another socket may have put it in
         # ``conns`` (ws._hello) before this one got here
+        if conn.code not in self._held:
+            self._held.add(conn.code)
+            with contextlib.suppress(*GONE):
+                await self.store.hold_room(self.origin, conn.code, self.settings.node_ttl_ms)
         if self._pubsub is not None and conn.code not in self._subscribed:
             self._subscribed.add(conn.code)
-            with contextlib.suppress(RedisError):
+            with contextlib.suppress(*GONE):
                 await self._pubsub.subscribe(self.store.channel(conn.code))
 
     async def detach(self, conn: Connection) -> bool:
@@ -113,9 +128,13 @@ class Hub:
         del conns[conn.player]
         if not conns:
             del self.connections[conn.code]
+            if conn.code in self._held:
+                self._held.discard(conn.code)
+                with contextlib.suppress(*GONE):
+                    await self.store.release_room(self.origin, conn.code)
             if self._pubsub is not None and conn.code in self._subscribed:
                 self._subscribed.discard(conn.code)
-                with contextlib.suppress(RedisError):
+                with contextlib.suppress(*GONE):
                     await self._pubsub.unsubscribe(self.store.channel(conn.code))
         return True
 
@@ -157,6 +176,42 @@ class Hub:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(wait, 1) / 1000 / self.clock.speed)
 
+    # -- processes --------------------------------------------------------------------------
+
+    async def _heartbeat(self) -> None:
+        """Beat every ``node_beat_ms``; hand over what processes that stopped beating held."""
+        settings = self.settings
+        while True:
+            await asyncio.sleep(settings.node_beat_ms / 1000 / self.clock.speed)
+            try:
+                revived, dead = await self.store.beat(self.origin, self.clock.now_ms(), settings.node_ttl_ms)
+                if revived:  # others gave this process up (a long stall): claim its sockets again
+                    await self._reclaim()
+                for node in dead:
+                    await self._sweep(node)
+            except asyncio.CancelledError:
+                raise
+            except RedisError:
+                continue
+            except Exception:
+                log.exception("heartbeat failed")
+
+    async def _sweep(self, node: str) -> None:
+        """Mark the players ``node`` held disconnected, room by room, then forget ``node``.
+        Two processes sweeping the same node at once is harmless: the second finds no change."""
+        for code in await self.store.node_rooms(node):
+            actor = self.actor(code)
+            await actor.submit(Intent("presence", lambda loaded, now: logic.node_lost(loaded, node, now)))
+        await self.store.forget_node(node)
+
+    async def _reclaim(self) -> None:
+        self._held.clear()
+        for code, conns in list(self.connections.items()):
+            for conn in list(conns.values()):
+                await self.attach(conn)
+                await self.submit(code, Intent(
+                    "hello", lambda loaded, now, p=conn.player: logic.connected(loaded, p, self.origin)))
+
     # -- other processes' commits -------------------------------------------------------------
 
     async def _listen(self) -> None:
@@ -178,10 +233,14 @@ class Hub:
                 log.exception("bad commit message")
 
     async def _resubscribe(self) -> None:
+        """Listen again after a lost Redis connection, and catch every local socket up on
+        what was committed while this process could not hear it."""
         with contextlib.suppress(RedisError):
             channels = [self.store.channel(code) for code in self.connections]
             if channels:
                 await self._pubsub.subscribe(*channels)
+                for code in list(self.connections):
+                    self.actor(code).submit_remote(0, [])
 
     async def _remote_commit(self, channel: str, data: bytes) -> None:
         body = orjson.loads(data)

@@ -222,29 +222,34 @@ async def start_rooms(rooms: list[Room]) -> None:
         await host.ws.send(json.dumps({"type": "start", "id": "start"}))
 
 
-async def game_run(url: str, pid: int | None, rooms_n: int, clients: int, rate: float | None,
-                   duration: float) -> dict[str, Any]:
+async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: int, clients: int,
+                   rate: float | None, duration: float) -> dict[str, Any]:
+    """Drive ``rooms_n`` rooms; with several server ``url``s, a room's players are spread over
+    them (seat i on server i mod n), and ``pid`` lists every server process (CPU is summed)."""
+    urls = [url] if isinstance(url, str) else url
+    pids = [] if pid is None else [pid] if isinstance(pid, int) else pid
     interval = 0.0 if rate is None else 1.0 / (rate * clients)
-    rooms = await setup_rooms(url, rooms_n, clients, interval)
+    rooms = await setup_rooms(urls[0], rooms_n, clients, interval)
     stats = Stats()
     stop = asyncio.Event()
     for room in rooms:
         stats.seats[room.code] = clients
-    tasks = [asyncio.create_task(p.run(url, stats, stop)) for room in rooms for p in room.players]
+    tasks = [asyncio.create_task(p.run(urls[i % len(urls)], stats, stop))
+             for room in rooms for i, p in enumerate(room.players)]
     await start_rooms(rooms)
     drivers = [asyncio.create_task(room.drive()) for room in rooms]
     await asyncio.sleep(2)  # warm-up
     stats.sent.clear()
     stats.arrivals.clear()
     stats.actions = stats.errors = 0
-    cpu0 = cpu_seconds(pid) if pid else 0.0
+    cpu0 = sum(map(cpu_seconds, pids))
     t0 = time.perf_counter()
     await asyncio.sleep(duration)
     for room in rooms:
         room.acting = False
         room.changed.set()
     elapsed = time.perf_counter() - t0
-    cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
+    cpu = sum(map(cpu_seconds, pids)) - cpu0
     actions = stats.actions
     await asyncio.sleep(0.5)  # let the last patches land
     lat = sorted(stats.latencies_ms())
@@ -308,11 +313,11 @@ async def idle_memory(url: str, pid: int, conns: int) -> float:
     return (after - before) / max(len(sockets), 1)
 
 
-def spawn(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
+def spawn(redis_url: str, prefix: str | None = None) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     env = dict(os.environ, REDIS_URL=redis_url, BENCH_ECHO="true", RATE_BURST="1000000",
-               SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0",
-               RATE_PER_S="1000000", LOG_LEVEL="WARNING", KEY_PREFIX=f"load{port}", PYTHONPATH=str(ROOT))
+               SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0", RATE_PER_S="1000000",
+               LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], env=env,
                             stdout=subprocess.DEVNULL, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"

@@ -143,7 +143,7 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     # spectators take free seats; eliminated players are dealt in again
     while room.spectators and len(room.seats) < MAX_SEATS:
         sp = room.spectators.pop(0)
-        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at))
+        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node))
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
     if room.status == MATCH_OVER:
         room.scores = {}
@@ -178,8 +178,10 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
 
 # -- playing ----------------------------------------------------------------------------------
 
-def game_action(loaded: Loaded, player: str | None, action: Action, now_ms: int) -> list[Event]:
-    """Hand a game action to the engine; a round that ends moves the room on."""
+def game_action(loaded: Loaded, player: str | None, action: Action, now_ms: int,
+                msg_id: str | None = None) -> list[Event]:
+    """Hand a game action to the engine; a round that ends moves the room on. The record keeps
+    the id of the message that asked for it (an audit trail: every id applies once)."""
     room = loaded.room
     if loaded.game is None or room.status == LOBBY:
         raise Refused(Err.NOT_STARTED, "no round in play")
@@ -193,7 +195,10 @@ def game_action(loaded: Loaded, player: str | None, action: Action, now_ms: int)
         raise Refused(exc.code.value, exc.message) from None
     loaded.game = state
     assert room.record is not None
-    room.record["steps"].append([player, action.to_wire(), now_ms])
+    step: list[Any] = [player, action.to_wire(), now_ms]
+    if msg_id is not None:
+        step.append(msg_id)
+    room.record["steps"].append(step)
     if state.winner is not None:
         _round_finished(loaded, now_ms)
     return list(events)
@@ -237,7 +242,7 @@ def leave(loaded: Loaded, player: str) -> list[Event]:
         room.seats.remove(seat)
         room.scores.pop(player, None)
     else:
-        seat.bot, seat.token_hash, seat.connected, seat.dropped_at = "easy", None, True, None
+        seat.bot, seat.token_hash, seat.connected, seat.dropped_at, seat.node = "easy", None, True, None, None
         events.append(_event(EventKind.REPLACED_BY_BOT, player=player))
     if room.host == player:
         _pass_host(room)
@@ -271,31 +276,50 @@ def react(loaded: Loaded, player: str, reaction: str, now_ms: int, interval_ms: 
 
 # -- presence ---------------------------------------------------------------------------------
 
-def connected(loaded: Loaded, player: str) -> list[Event]:
+def connected(loaded: Loaded, player: str, node: str | None = None) -> list[Event]:
+    """``player``'s socket said hello on server process ``node``."""
     room = loaded.room
     member = room.seat(player) or room.spectator(player)
-    if member is None or member.connected:
+    if member is None or (member.connected and member.node == node):
         raise NoChange
     was_dropped = member.dropped_at is not None
     member.connected = True
     member.dropped_at = None
+    member.node = node  # a socket on another process is replaced (it closes with 4409)
     return [_event(EventKind.RECONNECTED, player=player)] if was_dropped else []
 
 
-def disconnected(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+def disconnected(loaded: Loaded, player: str, now_ms: int, node: str | None = None) -> list[Event]:
+    """``player``'s socket on ``node`` closed (nothing changes if they are on another one)."""
     room = loaded.room
     member = room.seat(player) or room.spectator(player)
     if member is None or not member.connected or (isinstance(member, Seat) and member.bot):
         raise NoChange
+    if node is not None and member.node is not None and member.node != node:
+        raise NoChange  # the player said hello on another process since
     member.connected = False
     member.dropped_at = now_ms
+    member.node = None
     return [_event(EventKind.DISCONNECTED, player=player)]
+
+
+def node_lost(loaded: Loaded, node: str, now_ms: int) -> list[Event]:
+    """Server process ``node`` stopped beating (killed): the players whose sockets it held are
+    disconnected, so their reconnect grace starts, as if each socket had closed."""
+    room = loaded.room
+    events: list[Event] = []
+    for member in [*room.seats, *room.spectators]:
+        if member.connected and member.node == node:
+            events += disconnected(loaded, member.id, now_ms, node)
+    if not events:
+        raise NoChange
+    return events
 
 
 def replace_by_bot(loaded: Loaded, seat: Seat) -> list[Event]:
     """Reconnect grace ran out: a bot plays the seat for the rest of the match."""
     room = loaded.room
-    seat.bot, seat.token_hash, seat.connected, seat.dropped_at = "easy", None, True, None
+    seat.bot, seat.token_hash, seat.connected, seat.dropped_at, seat.node = "easy", None, True, None, None
     if room.host == seat.id:
         _pass_host(room)
     return [_event(EventKind.REPLACED_BY_BOT, player=seat.id)]

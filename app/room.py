@@ -25,6 +25,7 @@ class Seat:
     token_hash: str | None = None
     connected: bool = False
     dropped_at: int | None = None  # when a human's socket dropped (reconnect grace runs)
+    node: str | None = None  # the server process holding the socket
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Spectator:
     token_hash: str
     connected: bool = False
     dropped_at: int | None = None  # when the socket dropped (a return is announced)
+    node: str | None = None  # the server process holding the socket
 
 
 @dataclass

@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     room_ttl_ms: int = 6 * 3600 * 1000
     clock_speed: float = Field(default=1.0, gt=0)
     scheduler_poll_ms: int = 250
+    # a process's heartbeat; one silent for node_ttl_ms is dead, and the seats it held are
+    # marked disconnected (their reconnect grace starts)
+    node_beat_ms: int = 5_000
+    node_ttl_ms: int = 15_000
 
     # limits
     max_frame_bytes: int = 4096

@@ -9,6 +9,9 @@ touches two rooms, so the same code runs on a cluster or a managed Redis):
 - ``<prefix>:{CODE}`` channel  commits, published by the commit script itself
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
+- ``<prefix>:nodes``           sorted set: server process id -> its last heartbeat (ms)
+- ``<prefix>:node:<id>:rooms``  set: rooms where that process holds sockets (so the seats a
+  crashed process held can be found and marked disconnected)
 
 A commit is one Lua script: check the version, write the document and the answer, refresh the
 TTLs, publish. So a commit is all-or-nothing, and two processes can never both commit the same
@@ -86,6 +89,7 @@ class RoomStore:
         self._commit = redis.register_script(_COMMIT)
         self._remember = redis.register_script(_REMEMBER)
         self.deadlines_key = f"{prefix}:deadlines"
+        self.nodes_key = f"{prefix}:nodes"
 
     def room_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:room"
@@ -160,6 +164,39 @@ class RoomStore:
     async def next_deadline(self) -> int | None:
         raw = await self.redis.zrange(self.deadlines_key, 0, 0, withscores=True)
         return int(raw[0][1]) if raw else None
+
+    # -- server processes ---------------------------------------------------------------------
+
+    def node_rooms_key(self, node: str) -> str:
+        return f"{self.prefix}:node:{node}:rooms"
+
+    async def beat(self, node: str, now_ms: int, ttl_ms: int) -> tuple[bool, list[str]]:
+        """Record ``node``'s heartbeat; returns (whether it had been given up for dead, the
+        nodes whose last heartbeat is older than ``ttl_ms``)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(self.nodes_key, {node: now_ms})
+            pipe.zrangebyscore(self.nodes_key, "-inf", now_ms - ttl_ms)
+            pipe.pexpire(self.node_rooms_key(node), ttl_ms * 4)
+            added, dead, _ = await pipe.execute()
+        return bool(added), [d.decode() for d in dead if d.decode() != node]
+
+    async def node_rooms(self, node: str) -> list[str]:
+        return sorted(r.decode() for r in await self.redis.smembers(self.node_rooms_key(node)))
+
+    async def hold_room(self, node: str, code: str, ttl_ms: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self.node_rooms_key(node), code)
+            pipe.pexpire(self.node_rooms_key(node), ttl_ms * 4)
+            await pipe.execute()
+
+    async def release_room(self, node: str, code: str) -> None:
+        await self.redis.srem(self.node_rooms_key(node), code)
+
+    async def forget_node(self, node: str) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(self.node_rooms_key(node))
+            pipe.zrem(self.nodes_key, node)
+            await pipe.execute()
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())

@@ -123,7 +123,7 @@ def _hello(hub: Hub, conn: Connection, digest: str):
         conns[member.id] = conn
         if old is not None and old is not conn:
             old.close(Close.REPLACED)
-        return logic.connected(loaded, member.id)
+        return logic.connected(loaded, member.id, hub.origin)
 
     return run
 
@@ -132,7 +132,7 @@ def _drop(hub: Hub, conn: Connection):
     def run(loaded: Loaded, now: int) -> list[Event]:
         if hub.connections.get(conn.code, {}).get(conn.player) is not None:
             raise logic.NoChange  # a new socket said hello since this one went: still connected
-        return logic.disconnected(loaded, conn.player, now)
+        return logic.disconnected(loaded, conn.player, now, hub.origin)
 
     return run
 
@@ -203,7 +203,7 @@ def _intent_for(hub: Hub, conn: Connection, msg: Any) -> Intent:
         action = logic.to_action(msg)
 
         def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.game_action(loaded, player, action, now)
+            return logic.game_action(loaded, player, action, now, msg.id)
     elif kind == "sync":
         def run(loaded: Loaded, now: int) -> list[Event]:
             conn.view = None  # the actor sends a fresh welcome

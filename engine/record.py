@@ -52,7 +52,8 @@ class Record:
     def from_dict(cls, d: dict[str, Any]) -> Record:
         if d.get("version") != RECORD_VERSION:
             raise ValueError(f"unsupported record version {d.get('version')!r}")
-        steps = tuple(Step(p, Action.from_wire(a), int(t)) for p, a, t in d["steps"])
+        # a step may carry more after its time (the server keeps the message id there)
+        steps = tuple(Step(p, Action.from_wire(a), int(t)) for p, a, t, *_ in d["steps"])
         return cls(tuple(d["players"]), d["rules"], d["seed"], int(d["dealer"]),
                    tuple(d["scores"]), int(d["start_ms"]), steps)
 

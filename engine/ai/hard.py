@@ -5,8 +5,9 @@ For each decision it samples worlds consistent with what the seat has seen
 every candidate, so they are compared on equal footing) and plays the rest of the round with a
 fast policy, up to a horizon. A world's value for the seat is 1 for a win, 0 for being knocked
 out, and in between by how its hand compares with the others' when the horizon is reached. The
-candidate with the best mean wins; the search stops before a world that would overrun its time budget. Out-of-turn calls
-(UNO, catches) and choices it has no time for are made the ``normal`` way.
+candidate with the best mean wins; the search stops before a world that would overrun its time
+budget. Out-of-turn calls (UNO, catches) and choices it has no time for are made the ``normal``
+way.
 """
 
 from __future__ import annotations

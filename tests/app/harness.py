@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +25,7 @@ from typing import Any
 
 import httpx
 import jsonpatch
+import redis
 import websockets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,43 @@ def real_redis_available() -> bool:
             return True
     except OSError:
         return False
+
+
+class RedisServer:
+    """A redis-server of the test's own (AOF on, fsync always) on a free port, killed by its pid;
+    started again in the same directory it comes back with what it had."""
+
+    def __init__(self, directory) -> None:
+        self.port = free_port()
+        self.dir = directory
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> RedisServer:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is needed (Debian package redis-server)"
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+             "--appendfsync", "always", "--dir", str(self.dir)], stdout=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if client.ping():
+                    return self
+            except redis.exceptions.RedisError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
 
 
 class ServerProcess:

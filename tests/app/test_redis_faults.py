@@ -4,45 +4,7 @@ While Redis is down actions get ``unavailable`` and sockets stay up; after a res
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
-import time
-
-import redis
-
-from .harness import Client, ServerProcess, free_port
-
-
-class RedisServer:
-    def __init__(self, directory) -> None:
-        self.port = free_port()
-        self.dir = directory
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> RedisServer:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is needed (Debian package redis-server)"
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
-             "--appendfsync", "always", "--dir", str(self.dir)], stdout=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                if client.ping():
-                    return self
-            except redis.exceptions.RedisError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-        self.proc = None
+from .harness import Client, RedisServer, ServerProcess
 
 
 async def test_redis_down_gives_unavailable_and_an_aof_restart_keeps_the_room(tmp_path):

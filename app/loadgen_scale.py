@@ -1,0 +1,62 @@
+"""Many processes, one Redis: ``python -m app.loadgen_scale [--processes 1,2,3 --rooms 40]``.
+
+For each process count n it starts n server processes sharing one Redis and one key prefix,
+spreads every room's players over them (seat i on process i mod n, so every commit crosses
+processes through Redis), drives the rooms at saturation and prints throughput, p50/p99 latency
+(send to the patch at every seat) and actions per server CPU-second (the sum of the app
+processes' CPU time). The last figure is the one that shows what coordination costs: on a
+machine with few cores the load generator and Redis compete with the servers, so raw throughput
+cannot grow with n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import uuid
+
+from .loadgen import game_run, spawn
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    base = None
+    for n in (int(x) for x in args.processes.split(",")):
+        prefix = f"scale-{uuid.uuid4().hex[:6]}"
+        servers = [spawn(args.redis, prefix) for _ in range(n)]
+        try:
+            urls = [url for _, url in servers]
+            pids = [proc.pid for proc, _ in servers]
+            run = await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration)
+        finally:
+            for proc, _ in servers:
+                proc.terminate()
+                proc.wait(10)
+        per_cpu = 1e6 / run["cpu_us_per_action"]
+        base = base or per_cpu
+        print(f"{n} process{'es' if n > 1 else '  '}: {run['actions_per_s']:6.0f} actions/s, "
+              f"p50 {run['p50']:6.1f} ms, p99 {run['p99']:6.1f} ms, {per_cpu:5.0f} actions per "
+              f"server CPU-second ({per_cpu / base:.0%} of 1 process), server CPU {run['cpu_share']:.0%}, "
+              f"errors {run['errors']}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--processes", default="1,2,3")
+    parser.add_argument("--rooms", type=int, default=40)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--rate", type=float, default=None,
+                        help="actions per client per second (default: as fast as answered)")
+    parser.add_argument("--duration", type=float, default=15.0)
+    args = parser.parse_args(argv)
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
