@@ -49,7 +49,7 @@ class Intent:
         self.msg_id = msg_id
         self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.remote: tuple[int, list[Event]] | None = None
+        self.remote: tuple[int, list[Event], dict[str, Any] | None] | None = None
         self.created = asyncio.get_running_loop().time()
 
     def resolve(self, answer: dict[str, Any]) -> None:
@@ -83,18 +83,26 @@ class RoomActor:
         self.inbox.put_nowait(intent)
         return intent.done
 
-    def submit_remote(self, version: int, events: list[Event]) -> None:
-        """Another process committed ``version``: catch up and patch the local sockets."""
+    def submit_remote(self, version: int, events: list[Event],
+                      document: dict[str, Any] | None = None) -> None:
+        """Another process committed ``version`` (the room as committed, if the message carried
+        it): catch up and patch the local sockets."""
         intent = Intent("remote", _no_change)
-        intent.remote = (version, events)
+        intent.remote = (version, events, document)
         self.inbox.put_nowait(intent)
 
-    async def _catch_up(self, version: int, events: list[Event]) -> None:
-        """Load ``version`` unless this actor has it already (it reloads the room after losing
+    async def _catch_up(self, version: int, events: list[Event], document: dict[str, Any] | None) -> None:
+        """Take ``version`` unless this actor has it already (it reloads the room after losing
         a race, and may have refused or skipped the intent then), and bring every local socket
-        that has not seen it up to date."""
+        that has not seen it up to date. The committed document comes with the commit's
+        message; without it (a resync) the room is read from Redis."""
         loaded = self.loaded
-        if loaded is None or loaded.room.version < version:
+        if document is not None and (loaded is None or loaded.room.version < version):
+            room = Room.from_dict(document)
+            room.version = version
+            loaded = self.loaded = Loaded(room)
+            bots.observe(loaded, events, self.hub.settings)
+        elif loaded is None or loaded.room.version < version:
             try:
                 found = await self.hub.store.load(self.code)
             except RedisError:  # the hub catches every local socket up when Redis is back
@@ -210,9 +218,10 @@ class RoomActor:
         due = self.indexed_due(loaded, now)
         document = orjson.dumps(room)
         message = b""
-        if hub.publishes:
-            message = orjson.dumps({"origin": hub.origin, "version": room.version,
-                                    "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
+        if hub.publishes:  # the document rides along: other processes need not read it back
+            head = orjson.dumps({"origin": hub.origin, "version": room.version,
+                                 "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
+            message = b"".join((head[:-1], b',"doc":', document, b"}"))
         try:
             await hub.store.commit(self.code, expected, room.version, document, answer_field,
                                    orjson.dumps(answer) if answer_field else b"", message,

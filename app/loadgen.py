@@ -19,6 +19,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -317,7 +318,9 @@ def spawn(redis_url: str, prefix: str | None = None) -> tuple[subprocess.Popen[b
     port = _free_port()
     env = dict(os.environ, REDIS_URL=redis_url, BENCH_ECHO="true", RATE_BURST="1000000",
                SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0", RATE_PER_S="1000000",
-               LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}", PYTHONPATH=str(ROOT))
+               LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}", PYTHONPATH=str(ROOT),
+               # a database file of its own: processes sharing one SQLite file would wait on its lock
+               DATABASE_URL=f"sqlite+aiosqlite:///{tempfile.gettempdir()}/mercyless-load-{port}.sqlite3")
     proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], env=env,
                             stdout=subprocess.DEVNULL, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"

@@ -211,6 +211,25 @@ def make_rules(options: Mapping[str, Any] | None = None, base: Rules | None = No
     return rules
 
 
+_FROM_WIRE: dict[Any, Rules] = {}
+
+
+def rules_from_wire(options: Mapping[str, Any]) -> Rules:
+    """:func:`make_rules` for a complete stored mapping (``Rules.to_dict``), remembered: rules are
+    immutable values, and a server loads a room's state (with its rules) on many commits."""
+    try:
+        key = tuple((k, tuple(v.items()) if isinstance(v, dict) else v) for k, v in options.items())
+        rules = _FROM_WIRE.get(key)
+    except TypeError:  # an unhashable value: validate it the long way (and raise on it)
+        return make_rules(options)
+    if rules is None:
+        rules = make_rules(options)
+        if len(_FROM_WIRE) >= 256:
+            _FROM_WIRE.clear()
+        _FROM_WIRE[key] = rules
+    return rules
+
+
 def rules_catalog() -> dict[str, Any]:
     """What ``GET /api/rules`` lists: the presets and every option with its values and default."""
     options: dict[str, Any] = {}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .rules import Rules, make_rules
+from .rules import Rules, rules_from_wire
 
 SCHEMA_VERSION = 1
 
@@ -150,7 +150,7 @@ class GameState:
         schema = d.pop("schema", None)
         if schema != SCHEMA_VERSION:
             raise ValueError(f"unsupported game state schema {schema!r}")
-        d["rules"] = make_rules(d["rules"])
+        d["rules"] = rules_from_wire(d["rules"])
         d["players"] = tuple(d["players"])
         d["exposed"] = [(int(s), int(t)) for s, t in d["exposed"]]
         p = d["pending"]

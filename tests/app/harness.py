@@ -93,6 +93,9 @@ class ServerProcess:
                          "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT),
                          "RATE_BURST": "500", "RATE_PER_S": "500", "FAILED_JOINS_PER_MIN": "0",
                          "SOCKETS_PER_IP": "0"})
+        # a database of its own, out of the work tree (a test that shares one says so)
+        self.env["DATABASE_URL"] = (f"sqlite+aiosqlite:///{tempfile.gettempdir()}/"
+                                    f"mercyless-test-{self.prefix}-{self.port}.sqlite3")
         if redis == "real":
             self.env["REDIS_URL"] = REAL_REDIS
         else:
