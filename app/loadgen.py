@@ -85,6 +85,7 @@ class Stats:
         self.arrivals: dict[tuple[str, int], list[float]] = {}
         self.actions = 0
         self.errors = 0
+        self.error_codes: dict[str, int] = {}
         self.seats: dict[str, int] = {}
 
     def latencies_ms(self) -> list[float]:
@@ -136,6 +137,7 @@ class Player:
                     self.pending_send = None
             elif kind == "error":
                 stats.errors += 1
+                stats.error_codes[msg["code"]] = stats.error_codes.get(msg["code"], 0) + 1
                 self.pending_send = None
             self.room.changed.set()
 
@@ -243,6 +245,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     stats.sent.clear()
     stats.arrivals.clear()
     stats.actions = stats.errors = 0
+    stats.error_codes.clear()
     cpu0 = sum(map(cpu_seconds, pids))
     t0 = time.perf_counter()
     await asyncio.sleep(duration)
@@ -258,6 +261,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     await asyncio.gather(*tasks, *drivers, return_exceptions=True)
     return {"actions_per_s": actions / elapsed, "p50": _q(lat, 0.5), "p99": _q(lat, 0.99),
             "cpu_us_per_action": cpu / max(actions, 1) * 1e6, "errors": stats.errors, "actions": actions,
+            "error_codes": dict(stats.error_codes),
             "cpu_share": cpu / elapsed}
 
 

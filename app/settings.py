@@ -15,6 +15,7 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(default=None, description="redis://...; unset = in-process fakeredis")
     database_url: str = Field(default="sqlite+aiosqlite:///./mercyless.sqlite3")
     key_prefix: str = "mercyless"
+    redis_max_connections: int = 64  # per process; more callers wait for a free one
     log_level: str = "INFO"
     allowed_origins: list[str] = Field(
         default_factory=list,

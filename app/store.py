@@ -72,9 +72,12 @@ class Duplicate(Exception):
 
 def make_redis(settings: Settings) -> aioredis.Redis:
     if settings.redis_url:
-        return aioredis.Redis.from_url(settings.redis_url, decode_responses=False,
-                                       health_check_interval=10, socket_connect_timeout=2,
-                                       socket_timeout=5)
+        # a bounded pool that queues: hundreds of room actors may call at once, and a pool that
+        # refuses past its size ("Too many connections") would refuse their commits
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.redis_url, max_connections=settings.redis_max_connections, timeout=5,
+            health_check_interval=10, socket_connect_timeout=2, socket_timeout=5)
+        return aioredis.Redis(connection_pool=pool, decode_responses=False)
     import fakeredis
 
     return fakeredis.FakeAsyncRedis()
