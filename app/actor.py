@@ -173,7 +173,11 @@ class RoomActor:
                 hub.metrics.errors.labels(refused.code).inc()
                 if intent.answer_field:
                     try:
-                        earlier = await hub.store.remember(self.code, intent.answer_field, answer)
+                        earlier = await hub.store.remember(self.code, intent.answer_field, answer,
+                                                           loaded.room.version)
+                    except Stale:  # judged against a room that has moved on: judge it again
+                        self.loaded = None
+                        continue
                     except RedisError:
                         earlier = None
                     answer = earlier or answer

@@ -51,10 +51,11 @@ return {1, ARGV[2]}
 
 _REMEMBER = """
 local prev = redis.call('HGET', KEYS[1], ARGV[1])
-if prev then return prev end
+if prev then return {1, prev} end
+if (redis.call('HGET', KEYS[2], 'v') or '') ~= ARGV[4] then return {0, ''} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return false
+return {2, ''}
 """
 
 
@@ -148,11 +149,17 @@ class RoomStore:
         raw = await self.redis.hget(self.answers_key(code), answer_field)
         return orjson.loads(raw) if raw is not None else None
 
-    async def remember(self, code: str, answer_field: str, answer: dict[str, Any]) -> dict[str, Any] | None:
-        """Store a refusal's answer unless one exists; returns the earlier answer if there was one."""
-        prev = await self._remember(keys=[self.answers_key(code)],
-                                    args=[answer_field, orjson.dumps(answer), self.ttl_ms])
-        return orjson.loads(prev) if prev else None
+    async def remember(self, code: str, answer_field: str, answer: dict[str, Any],
+                       version: int) -> dict[str, Any] | None:
+        """Store a refusal's answer unless one exists; returns the earlier answer if there was one.
+        A refusal judged against ``version`` is only stored while the room is at ``version``
+        (raises :class:`Stale` otherwise: judge it again against the room as it is)."""
+        keys = [self.answers_key(code), self.room_key(code)]
+        args = [answer_field, orjson.dumps(answer), self.ttl_ms, str(version)]
+        status, prev = await self._remember(keys=keys, args=args)
+        if int(status) == 0:
+            raise Stale(code)
+        return orjson.loads(prev) if int(status) == 1 else None
 
     async def set_deadline(self, code: str, at_ms: int | None) -> None:
         if at_ms is None:
