@@ -226,9 +226,10 @@ async def start_rooms(rooms: list[Room]) -> None:
 
 
 async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: int, clients: int,
-                   rate: float | None, duration: float) -> dict[str, Any]:
+                   rate: float | None, duration: float, spread: bool = True) -> dict[str, Any]:
     """Drive ``rooms_n`` rooms; with several server ``url``s, a room's players are spread over
-    them (seat i on server i mod n), and ``pid`` lists every server process (CPU is summed)."""
+    them (seat i on server i mod n; with ``spread=False`` room r is on server r mod n), and
+    ``pid`` lists every server process (CPU is summed)."""
     urls = [url] if isinstance(url, str) else url
     pids = [] if pid is None else [pid] if isinstance(pid, int) else pid
     interval = 0.0 if rate is None else 1.0 / (rate * clients)
@@ -237,8 +238,8 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     stop = asyncio.Event()
     for room in rooms:
         stats.seats[room.code] = clients
-    tasks = [asyncio.create_task(p.run(urls[i % len(urls)], stats, stop))
-             for room in rooms for i, p in enumerate(room.players)]
+    tasks = [asyncio.create_task(p.run(urls[(i if spread else r) % len(urls)], stats, stop))
+             for r, room in enumerate(rooms) for i, p in enumerate(room.players)]
     await start_rooms(rooms)
     drivers = [asyncio.create_task(room.drive()) for room in rooms]
     await asyncio.sleep(2)  # warm-up

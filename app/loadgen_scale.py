@@ -26,7 +26,8 @@ async def main_async(args: argparse.Namespace) -> None:
         try:
             urls = [url for _, url in servers]
             pids = [proc.pid for proc, _ in servers]
-            run = await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration)
+            run = await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration,
+                                 spread=not args.rooms_per_process)
         finally:
             for proc, _ in servers:
                 proc.terminate()
@@ -48,6 +49,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rate", type=float, default=None,
                         help="actions per client per second (default: as fast as answered)")
     parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--rooms-per-process", action="store_true",
+                        help="keep each room's players on one process (no commit crosses processes)")
     args = parser.parse_args(argv)
     try:
         import uvloop
