@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from .settings import Settings
 
@@ -131,13 +132,23 @@ class RoomStore:
             # one round trip: the commit, and the room's next deadline in the index (another key,
             # so not in the script: a cluster keeps them apart). If the commit loses, the caller
             # indexes the stored room's deadline again.
-            async with self.redis.pipeline(transaction=False) as pipe:
-                await self._commit(keys=keys, args=args, client=pipe)
-                if deadline is None:
-                    pipe.zrem(self.deadlines_key, code)
-                else:
-                    pipe.zadd(self.deadlines_key, {code: deadline})
-                result = (await pipe.execute())[0]
+            # EVALSHA itself, not the Script object: redis-py checks a pipeline's scripts with a
+            # SCRIPT EXISTS round trip on every execute; a Redis that lost its scripts (a
+            # restart) answers NOSCRIPT instead, and the script is loaded and the pipe re-run
+            for attempt in (1, 2):
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+                    if deadline is None:
+                        pipe.zrem(self.deadlines_key, code)
+                    else:
+                        pipe.zadd(self.deadlines_key, {code: deadline})
+                    try:
+                        result = (await pipe.execute())[0]
+                        break
+                    except NoScriptError:
+                        if attempt == 2:
+                            raise
+                        await self.redis.script_load(_COMMIT)
         status = int(result[0])
         if status == 1:
             return
