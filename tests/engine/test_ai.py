@@ -9,7 +9,7 @@ import pytest
 
 from engine import Action, ActionKind, apply, make_rules, new_game, view_for
 from engine.ai import make_bot
-from engine.ai.tournament import play_game, wilson
+from engine.ai.tournament import play_game, run, wilson
 from engine.cards import CARD_INFO
 from engine.game import next_deadline
 
@@ -133,3 +133,10 @@ def test_tournament_runs_and_reports_an_interval():
     assert 0 <= winner < 4 and times["normal"]
     low, high = wilson(40, 100)
     assert low < 0.4 < high
+
+
+def test_a_tournament_in_two_processes_plays_the_same_seeds():
+    serial = run("normal", "easy", 8, "mercyless", 5, {})
+    split = run("normal", "easy", 8, "mercyless", 5, {}, jobs=2)
+    assert (split["wins"], split["games"]) == (serial["wins"], serial["games"])
+    assert len(split["times"]["normal"]) == len(serial["times"]["normal"]) > 0
