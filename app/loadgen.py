@@ -16,7 +16,6 @@ import json
 import os
 import random
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -382,15 +381,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=15.0)
     parser.add_argument("--echo-conns", type=int, default=200)
     parser.add_argument("--idle", type=int, default=2000)
-    args = parser.parse_args(argv)
+    run_fast(main_async(parser.parse_args(argv)))
+
+
+def run_fast(coro: Any) -> None:
+    """``asyncio.run`` on uvloop when it is installed (the loop the server runs on)."""
     try:
         import uvloop
 
         uvloop.install()
     except ImportError:
         pass
-    asyncio.run(main_async(args))
-    _ = statistics
+    asyncio.run(coro)
 
 
 if __name__ == "__main__":  # pragma: no cover

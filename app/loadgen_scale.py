@@ -12,10 +12,9 @@ cannot grow with n.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import uuid
 
-from .loadgen import game_run, spawn
+from .loadgen import game_run, run_fast, spawn
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -51,14 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=15.0)
     parser.add_argument("--rooms-per-process", action="store_true",
                         help="keep each room's players on one process (no commit crosses processes)")
-    args = parser.parse_args(argv)
-    try:
-        import uvloop
-
-        uvloop.install()
-    except ImportError:
-        pass
-    asyncio.run(main_async(args))
+    run_fast(main_async(parser.parse_args(argv)))
 
 
 if __name__ == "__main__":  # pragma: no cover
