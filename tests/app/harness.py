@@ -253,22 +253,25 @@ class Client:
             return pending["player"] == self.you
         return g["turn"] == self.you
 
-    async def play_turn(self, rng) -> dict[str, Any]:
+    def choose_move(self, rng) -> dict[str, Any]:
         """One move chosen from what the view says is legal (the server's own hints)."""
         legal = self.game["legal"]
+        pending = self.game.get("pending")
+        if legal["choose"] and pending:
+            field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+            return {"type": "choose", field: rng.choice(legal["choose"])}
         options: list[dict[str, Any]] = [{"type": "play", "card": c} for c in legal["play"]]
         if legal["draw"]:
             options.append({"type": "draw"})
         if legal["pass"]:
             options.append({"type": "pass"})
-        pending = self.game.get("pending")
-        if legal["choose"] and pending:
-            field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
-            options = [{"type": "choose", field: v} for v in legal["choose"]]
         move = rng.choice(options)
         if move["type"] == "play" and len(self.view["hand"]) == 2:
             move["uno"] = True
-        return await self.send(move)
+        return move
+
+    async def play_turn(self, rng) -> dict[str, Any]:
+        return await self.send(self.choose_move(rng))
 
 
 def stop_signal_kill() -> int:

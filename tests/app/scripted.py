@@ -130,21 +130,8 @@ class Player:
         return self.client is not None and self.client.my_turn()
 
     def choose(self, rng: random.Random) -> dict[str, Any]:
-        game = self.view["game"]
-        legal = game["legal"]
-        pending = game.get("pending")
-        if legal["choose"] and pending:
-            field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
-            return {"type": "choose", field: rng.choice(legal["choose"])}
-        options: list[dict[str, Any]] = [{"type": "play", "card": c} for c in legal["play"]]
-        if legal["draw"]:
-            options.append({"type": "draw"})
-        if legal["pass"]:
-            options.append({"type": "pass"})
-        move = rng.choice(options)
-        if move["type"] == "play" and len(self.view["hand"]) == 2:
-            move["uno"] = True
-        return move
+        assert self.client is not None
+        return self.client.choose_move(rng)
 
 
 async def level(players: list[Player], store: redis.Redis, prefix: str, code: str) -> int:
