@@ -179,7 +179,11 @@ class RoomActor:
                         self.loaded = None
                         continue
                     except RedisError:
-                        earlier = None
+                        # unchecked, the refusal could contradict an answer already given to this
+                        # id (an ack): the client retries the same id instead
+                        self.loaded = None
+                        intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, retry"))
+                        return
                     answer = earlier or answer
                 intent.resolve(answer)
                 return
