@@ -37,67 +37,70 @@ def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | N
     """What ``player`` (``None``: a spectator) may see of ``s``."""
     ids = s.players
     seat = s.seat_of(player) if player is not None else None
-    players = []
-    for i, pid in enumerate(ids):
-        info = table.get(pid) if table is not None else None
-        players.append({
-            "id": pid,
-            "name": info.name if info else pid,
-            "bot": info.bot if info else False,
-            "connected": info.connected if info else True,
-            "cards": len(s.hands[i]),
-            "eliminated": s.eliminated[i],
-            "uno": s.uno[i],
-            "score": s.scores[i],
-        })
-    over = s.winner is not None
-    stack = None
-    if s.stack_last:
-        stack = {"total": s.stack_total, "last": s.stack_last, "target": ids[s.turn]}
-    pending = None
-    if s.pending is not None:
-        pending = {"player": ids[s.pending.player], "choice": s.pending.choice.value}
-        if seat == s.pending.player:
-            pending["card"] = s.pending.card
+    # comprehensions over zip(): the server builds a view per seat per action, bots one per move
+    if table is None:
+        players = [{"id": pid, "name": pid, "bot": False, "connected": True, "cards": len(hand),
+                    "eliminated": out, "uno": uno, "score": score}
+                   for pid, hand, out, uno, score in zip(
+                       ids, s.hands, s.eliminated, s.uno, s.scores, strict=True)]
+    else:
+        players = [{"id": pid, "name": info.name if info else pid, "bot": info.bot if info else False,
+                    "connected": info.connected if info else True, "cards": len(hand),
+                    "eliminated": out, "uno": uno, "score": score}
+                   for pid, hand, out, uno, score, info in zip(
+                       ids, s.hands, s.eliminated, s.uno, s.scores, map(table.get, ids), strict=True)]
+    winner = s.winner
+    over = winner is not None
+    pending = s.pending
+    if pending is not None:
+        pend: dict[str, Any] | None = {"player": ids[pending.player], "choice": pending.choice.value}
+        if seat == pending.player:
+            pend["card"] = pending.card  # type: ignore[index]
+    else:
+        pend = None
     game: dict[str, Any] = {
         "top": s.discard[-1],
         "color": LETTER_TO_NAME[s.color],
         "direction": s.direction,
         "turn": None if over else ids[s.turn],
         "turn_deadline": s.turn_deadline,
-        "stack": stack,
-        "pending": pending,
+        "stack": {"total": s.stack_total, "last": s.stack_last, "target": ids[s.turn]}
+        if s.stack_last else None,
+        "pending": pend,
         "draw_pile": len(s.draw_pile),
         "discard_pile": len(s.discard),
         "set_aside": len(s.set_aside),
         "exposed": [{"player": ids[who], "until": until} for who, until in s.exposed],
         "dealer": ids[s.dealer],
-        "winner": ids[s.winner] if over else None,
+        "winner": ids[winner] if over else None,
     }
     if over:
-        assert s.winner is not None
-        game["revealed"] = {ids[i]: list(h) for i, h in enumerate(s.hands) if not s.eliminated[i]}
+        game["revealed"] = {pid: list(h)
+                            for pid, h, out in zip(ids, s.hands, s.eliminated, strict=True) if not out}
         game["points"] = s.points
         game["reason"] = s.end_reason
-    if seat is not None:
-        game["legal"] = _legal_hint(s, ids[seat], now_ms)
-        if s.turn == seat and s.drawn is not None and not over:
-            game["drawn"] = s.drawn
-    return {"players": players, "hand": list(s.hands[seat]) if seat is not None else [],
-            "game": game}
+    if seat is None:
+        return {"players": players, "hand": [], "game": game}
+    game["legal"] = _legal_hint(s, ids[seat], now_ms)
+    if s.turn == seat and s.drawn is not None and not over:
+        game["drawn"] = s.drawn
+    return {"players": players, "hand": list(s.hands[seat]), "game": game}
 
 
 def _legal_hint(s: GameState, player: str, now_ms: int | None) -> dict[str, Any]:
-    hint: dict[str, Any] = {"play": [], "draw": False, "pass": False, "choose": [],
-                            "cancel": False, "uno": False, "catch": []}
+    play: list[str] = []
+    choose: list[str | None] = []
+    catch: list[str | None] = []
+    hint: dict[str, Any] = {"play": play, "draw": False, "pass": False, "choose": choose,
+                            "cancel": False, "uno": False, "catch": catch}
     for a in legal_actions(s, player, now_ms):
         kind = a.kind
         if kind is A_PLAY:
-            hint["play"].append(a.card)
+            play.append(a.card)  # type: ignore[arg-type]
         elif kind is A_CHOOSE:
-            hint["choose"].append(a.color or a.target or a.top)
+            choose.append(a.color or a.target or a.top)
         elif kind is A_CATCH:
-            hint["catch"].append(a.target)
+            catch.append(a.target)
         else:
             hint[kind.value] = True
     return hint
