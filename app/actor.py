@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from redis.exceptions import RedisError
 
-from engine import Event, autoplay
+from engine import Event, SeatInfo, autoplay
 
 from . import bots, logic
 from .diff import diff
@@ -226,7 +226,8 @@ class RoomActor:
         due = self.indexed_due(loaded, now)
         document = orjson.dumps(room)
         message = b""
-        if hub.publishes:  # the document rides along: other processes need not read it back
+        if hub.publishes and _held_elsewhere(room, hub.origin):
+            # the document rides along: other processes need not read it back
             head = orjson.dumps({"origin": hub.origin, "version": room.version,
                                  "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
             message = b"".join((head[:-1], b',"doc":', document, b"}"))
@@ -275,6 +276,7 @@ class RoomActor:
             return
         room = loaded.room
         part = room_part(room)
+        table = room.table()
         members = {s.id for s in room.seats} | {s.id for s in room.spectators}
         origin = self.hub.origin
         elsewhere = {m.id for m in (*room.seats, *room.spectators)
@@ -288,12 +290,13 @@ class RoomActor:
                 continue
             if behind_only and conn.view is not None and conn.version >= room.version:
                 continue
-            self.send_update(conn, loaded, events, now, part)
+            self.send_update(conn, loaded, events, now, part, table)
 
     def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
-                    part: dict[str, Any] | None = None) -> None:
+                    part: dict[str, Any] | None = None,
+                    table: dict[str, SeatInfo] | None = None) -> None:
         room = loaded.room
-        view = room_view(loaded, conn.player, now, part)
+        view = room_view(loaded, conn.player, now, part, table)
         if conn.view is None or conn.version != room.version - 1:
             conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
                              "now": now, "state": view}))
@@ -352,3 +355,15 @@ class RoomActor:
         # more may be due at once (bots with no think time, several expiries)
         self.inbox.put_nowait(self.tick_intent())
         return events
+
+
+def _held_elsewhere(room: Room, origin: str) -> bool:
+    """A socket of this room is held by another process, so a commit must be published.
+
+    When every socket is here (one process, or rooms that keep to one process) nobody needs
+    the message: a process that only has a cached copy of the room (a timer ran there) finds
+    it stale at its next commit and reloads, and a process where a hello is under way records
+    its node with a commit of its own (version-checked), after which this process publishes.
+    """
+    return (any(s.connected and s.node != origin and s.bot is None for s in room.seats)
+            or any(s.connected and s.node != origin for s in room.spectators))

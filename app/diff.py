@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+_ESCAPED: dict[str, str] = {}
+
 
 def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    escaped = _ESCAPED.get(key)
+    if escaped is None:
+        escaped = key.replace("~", "~0").replace("/", "~1")
+        if len(_ESCAPED) < 4096:  # view keys are a small fixed set; player ids add a few
+            _ESCAPED[key] = escaped
+    return escaped
 
 
 def diff(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
@@ -21,27 +28,35 @@ def diff(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
     return ops
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON, for two views of one player. ``==`` runs in C over nested dicts and
+    lists, so an unchanged part of a view costs one comparison. Python's ``==`` takes ``true``
+    for ``1``; the type check keeps them apart at this level, and deeper down the views'
+    schema does: a value at one path keeps its JSON type from view to view (a flag stays a
+    flag, a count a count; only ``null`` comes and goes), the precondition of this differ."""
+    return a is b or (type(a) is type(b) and a == b)
+
+
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
-    if old is new:
+    if _same(old, new):
         return
     if type(old) is dict and type(new) is dict:
         for key, value in old.items():
-            sub = f"{path}/{_escape(key)}"
             if key not in new:
-                ops.append({"op": "remove", "path": sub})
-            else:
-                _diff(value, new[key], sub, ops)
+                ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+                continue
+            other = new[key]
+            if value is other or (type(value) is type(other) and value == other):
+                continue
+            _diff(value, other, f"{path}/{_escape(key)}", ops)
         for key, value in new.items():
             if key not in old:
                 ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
         return
     if type(old) is list and type(new) is list:
-        if old == new:
-            return
         _diff_list(old, new, path, ops)
         return
-    if old != new or type(old) is not type(new):
-        ops.append({"op": "replace", "path": path, "value": new})
+    ops.append({"op": "replace", "path": path, "value": new})
 
 
 def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[dict[str, Any]]) -> None:

@@ -134,19 +134,22 @@ def lobby_players(room: Room) -> list[dict[str, Any]]:
 
 
 def room_view(loaded: Loaded, viewer: str, now_ms: int | None = None,
-              room_dict: dict[str, Any] | None = None) -> dict[str, Any]:
-    """protocol.md VIEW for ``viewer`` (a seated player or a spectator)."""
+              room_dict: dict[str, Any] | None = None,
+              table: dict[str, SeatInfo] | None = None) -> dict[str, Any]:
+    """protocol.md VIEW for ``viewer`` (a seated player or a spectator). A fan-out passes the
+    room part and the table, built once for all its viewers."""
     room = loaded.room
     part = room_dict if room_dict is not None else room_part(room)
     game = loaded.game
     if game is None or room.status == LOBBY:
         return {"room": part, "players": lobby_players(room), "hand": [], "game": None}
     is_player = viewer in game.players
-    view = view_for(game, viewer if is_player else None, room.table(), now_ms)
+    view = view_for(game, viewer if is_player else None, table if table is not None else room.table(),
+                    now_ms)
     # levels are shown beside the bot flag (an addition to protocol.md's players entries)
+    levels = {s.id: s.bot for s in room.seats}
     for entry in view["players"]:
-        seat = room.seat(entry["id"])
-        entry["level"] = seat.bot if seat is not None else None
+        entry["level"] = levels.get(entry["id"])
     return {"room": part, **view}
 
 

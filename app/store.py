@@ -26,6 +26,7 @@ import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
+from .batch import GroupCommit
 from .settings import Settings
 
 _COMMIT = """
@@ -95,6 +96,7 @@ class RoomStore:
         self._remember = redis.register_script(_REMEMBER)
         self.deadlines_key = f"{prefix}:deadlines"
         self.nodes_key = f"{prefix}:nodes"
+        self.group = GroupCommit(redis)
 
     def room_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:room"
@@ -129,26 +131,25 @@ class RoomStore:
         if deadline is False:
             result = await self._commit(keys=keys, args=args)
         else:
-            # one round trip: the commit, and the room's next deadline in the index (another key,
-            # so not in the script: a cluster keeps them apart). If the commit loses, the caller
-            # indexes the stored room's deadline again.
-            # EVALSHA itself, not the Script object: redis-py checks a pipeline's scripts with a
-            # SCRIPT EXISTS round trip on every execute; a Redis that lost its scripts (a
-            # restart) answers NOSCRIPT instead, and the script is loaded and the pipe re-run
+            # one round trip, shared with the other rooms committing now (GroupCommit): the
+            # commit, and the room's next deadline in the index (another key, so not in the
+            # script: a cluster keeps them apart). If the commit loses, the caller indexes the
+            # stored room's deadline again. EVALSHA itself, not the Script object: redis-py
+            # checks a pipeline's scripts with a SCRIPT EXISTS round trip on every execute; a
+            # Redis that lost its scripts (a restart) answers NOSCRIPT instead, and the script
+            # is loaded and the commit sent again
+            index: tuple[Any, ...] = (("ZREM", self.deadlines_key, code) if deadline is None
+                                      else ("ZADD", self.deadlines_key, deadline, code))
             for attempt in (1, 2):
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-                    if deadline is None:
-                        pipe.zrem(self.deadlines_key, code)
-                    else:
-                        pipe.zadd(self.deadlines_key, {code: deadline})
-                    try:
-                        result = (await pipe.execute())[0]
-                        break
-                    except NoScriptError:
-                        if attempt == 2:
-                            raise
-                        await self.redis.script_load(_COMMIT)
+                result, indexed = await self.group.execute(
+                    ("EVALSHA", self._commit.sha, len(keys), *keys, *args), index)
+                if isinstance(result, NoScriptError) and attempt == 1:
+                    await self.redis.script_load(_COMMIT)
+                    continue
+                for answer in (result, indexed):
+                    if isinstance(answer, Exception):
+                        raise answer
+                break
         status = int(result[0])
         if status == 1:
             return
