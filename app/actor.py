@@ -234,11 +234,14 @@ class RoomActor:
         try:
             await hub.store.commit(self.code, expected, room.version, document, answer_field,
                                    orjson.dumps(answer) if answer_field else b"", message,
-                                   [orjson.dumps(entry) for entry in finished], deadline=due)
+                                   [orjson.dumps(entry) for entry in finished], deadline=due,
+                                   steps=[orjson.dumps(step) for step in loaded.steps],
+                                   new_round=loaded.new_round)
         except BaseException:
             room.version = expected
             room.finished_rounds = finished
             raise
+        loaded.steps, loaded.new_round = [], False
         hub.metrics.actions.labels(self._kind).inc()
         self.fanout(loaded, events, now)
         bots.observe(loaded, events, hub.settings)

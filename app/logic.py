@@ -26,7 +26,18 @@ from engine.mechanics import match_won
 
 from .codes import new_player_id, new_token, token_hash
 from .protocol import BOT_LEVELS, REACTIONS, Err
-from .room import LOBBY, MATCH_OVER, MAX_SEATS, PLAYING, ROUND_OVER, Loaded, Room, Seat, Spectator
+from .room import (
+    LOBBY,
+    MATCH_OVER,
+    MAX_SEATS,
+    PLAYING,
+    ROUND_OVER,
+    STEPS_MARK,
+    Loaded,
+    Room,
+    Seat,
+    Spectator,
+)
 
 
 class NoChange(Exception):
@@ -167,6 +178,8 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     state, events = new_game(players, rules, seed, dealer=dealer, scores=scores, now_ms=now_ms)
     loaded.game = state
     room.record = Record(tuple(players), room.rules, seed, dealer, tuple(scores), now_ms).to_dict()
+    del room.record["steps"]  # kept in Redis beside the room (see Loaded)
+    loaded.steps, loaded.new_round = [], True
     room.round += 1
     room.dealer = dealer
     room.status = PLAYING
@@ -198,7 +211,7 @@ def game_action(loaded: Loaded, player: str | None, action: Action, now_ms: int,
     step: list[Any] = [player, action.to_wire(), now_ms]
     if msg_id is not None:
         step.append(msg_id)
-    room.record["steps"].append(step)
+    loaded.steps.append(step)
     if state.winner is not None:
         _round_finished(loaded, now_ms)
     return list(events)
@@ -221,7 +234,9 @@ def _round_finished(loaded: Loaded, now_ms: int) -> None:
     # what the history writer stores once the database has it (see app/history.py)
     room.finished_rounds.append({
         "uid": f"{room.code}:{room.round}:{record['start_ms']}", "match": room.match,
-        "round": room.round, "record": record, "ended_ms": now_ms, "match_over": over,
+        # the commit script puts the round's steps where the mark is (they are in Redis)
+        "round": room.round, "record": {**record, "steps": STEPS_MARK}, "ended_ms": now_ms,
+        "match_over": over,
         "winner": state.players[state.winner] if state.winner is not None else None,
         "reason": state.end_reason, "points": state.points, "seats": seats})
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine import GameState, Record, SeatInfo, make_rules, view_for
+from engine import GameState, SeatInfo, make_rules, view_for
 
 LOBBY, PLAYING, ROUND_OVER, MATCH_OVER = "lobby", "playing", "round_over", "match_over"
+
+#: Where a finished round's steps go in its history entry (the commit script puts them there).
+STEPS_MARK = "\u0000steps"
 MAX_SEATS = 10
 
 
@@ -52,7 +55,9 @@ class Room:
     scores: dict[str, int] = field(default_factory=dict)
     dealer: int | None = None
     game: dict[str, Any] | None = None  # engine GameState.to_dict()
-    record: dict[str, Any] | None = None  # engine Record.to_dict() of the round in play
+    # engine Record.to_dict() of the round in play, without its steps: they grow with every
+    # action, so they live in a Redis list of their own that each commit appends to
+    record: dict[str, Any] | None = None
     bot_due: int | None = None  # when bots may act next
     last_reaction: dict[str, int] = field(default_factory=dict)
     updated_ms: int = 0
@@ -103,17 +108,19 @@ class Room:
 
 
 class Loaded:
-    """A room with its engine state deserialised once (the actor keeps this between actions)."""
+    """A room with its engine state deserialised once (the actor keeps this between actions).
 
-    __slots__ = ("game", "room")
+    ``steps`` are the record steps applied since the last commit (the commit appends them to
+    the round's list in Redis); ``new_round`` says the list starts again with this commit."""
+
+    __slots__ = ("game", "new_round", "room", "steps")
 
     def __init__(self, room: Room, game: GameState | None = None) -> None:
         self.room = room
         self.game = game if game is not None else (
             GameState.from_dict(room.game) if room.game is not None else None)
-
-    def record(self) -> Record | None:
-        return Record.from_dict(self.room.record) if self.room.record else None
+        self.steps: list[list[Any]] = []
+        self.new_round = False
 
 
 def room_part(room: Room) -> dict[str, Any]:

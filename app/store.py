@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from .batch import GroupCommit
+from .room import STEPS_MARK
 from .settings import Settings
 
 _COMMIT = """
@@ -45,7 +46,14 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
   if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[9]) then redis.call('DEL', KEYS[2]) end
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
 end
-for i = 10, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if ARGV[10] == '1' then redis.call('DEL', KEYS[4]) end
+local n = tonumber(ARGV[11])
+for i = 12, 11 + n do redis.call('RPUSH', KEYS[4], ARGV[i]) end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ARGV[4]) end
+for i = 12 + n, #ARGV - 1, 2 do
+  local steps = table.concat(redis.call('LRANGE', KEYS[4], 0, -1), ',')
+  redis.call('RPUSH', KEYS[3], ARGV[i] .. '[' .. steps .. ']' .. ARGV[i + 1])
+end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
 if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return {1, ARGV[2]}
@@ -59,6 +67,9 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {2, ''}
 """
+
+
+_STEPS_MARK = orjson.dumps(STEPS_MARK)
 
 
 class Stale(Exception):
@@ -104,6 +115,13 @@ class RoomStore:
     def answers_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:answers"
 
+    def steps_key(self, code: str) -> str:
+        return f"{self.prefix}:{{{code}}}:steps"
+
+    async def steps(self, code: str) -> list[list[Any]]:
+        """The record steps of the round in play (or the last one, until the next starts)."""
+        return [orjson.loads(raw) for raw in await self.redis.lrange(self.steps_key(code), 0, -1)]
+
     def outbox_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:outbox"
 
@@ -121,13 +139,24 @@ class RoomStore:
 
     async def commit(self, code: str, expected: int | None, version: int, document: bytes,
                      answer_field: str = "", answer: bytes = b"", message: bytes = b"",
-                     outbox: list[bytes] | None = None, deadline: int | bool | None = False) -> None:
+                     outbox: list[bytes] | None = None, deadline: int | bool | None = False,
+                     steps: list[bytes] | None = None, new_round: bool = False) -> None:
         """Write ``document`` as ``version`` if the stored version is ``expected`` (``None``: the
-        room must not exist), with the message's answer and any finished rounds for the
-        history writer (``outbox``), all or nothing. Raises :class:`Stale` or :class:`Duplicate`."""
-        keys = [self.room_key(code), self.answers_key(code), self.outbox_key(code)]
+        room must not exist), with the message's answer, the round's new record ``steps``
+        (``new_round``: the list starts again) and any finished rounds for the history writer
+        (``outbox``: each gets the round's steps where it holds the steps mark), all or nothing.
+        Raises :class:`Stale` or :class:`Duplicate`."""
+        keys = [self.room_key(code), self.answers_key(code), self.outbox_key(code), self.steps_key(code)]
+        steps = steps or []
+        entries: list[bytes] = []
+        for entry in outbox or []:
+            head, mark, tail = entry.partition(_STEPS_MARK)
+            if not mark:
+                raise ValueError("a finished round's entry must hold the steps mark")
+            entries += [head, tail]
         args = ["" if expected is None else str(expected), str(version), document, self.ttl_ms,
-                answer_field, answer, message, self.channel(code), self.answers_kept, *(outbox or [])]
+                answer_field, answer, message, self.channel(code), self.answers_kept,
+                "1" if new_round else "", len(steps), *steps, *entries]
         if deadline is False:
             result = await self._commit(keys=keys, args=args)
         else:

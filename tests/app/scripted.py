@@ -177,6 +177,11 @@ def stored_room(store: redis.Redis, prefix: str, code: str) -> tuple[int, dict[s
     return int(version), orjson.loads(document)
 
 
+def stored_steps(store: redis.Redis, prefix: str, code: str) -> list[list[Any]]:
+    """The record steps of the room's round, kept beside the room in a list of their own."""
+    return [orjson.loads(raw) for raw in store.lrange(f"{prefix}:{{{code}}}:steps", 0, -1)]
+
+
 async def audit(players: list[Player], store: redis.Redis, prefix: str, code: str,
                 acked_before: dict[int, int]) -> None:
     """After a round: cards conserved, the record replays to the stored state, every
@@ -185,9 +190,10 @@ async def audit(players: list[Player], store: redis.Redis, prefix: str, code: st
     version, room = stored_room(store, prefix, code)
     state = GameState.from_dict(room["game"])
     assert state.card_count() == state.deck_size
-    record = Record.from_dict(room["record"])
+    recorded = stored_steps(store, prefix, code)
+    record = Record.from_dict({**room["record"], "steps": recorded})
     assert digest(replay(record)) == digest(state)
-    steps = [(step[0], step[3]) for step in room["record"]["steps"] if len(step) > 3]
+    steps = [(step[0], step[3]) for step in recorded if len(step) > 3]
     counts = Counter(steps)
     assert all(n == 1 for n in counts.values()), [k for k, n in counts.items() if n > 1]
     for i, p in enumerate(players):

@@ -26,6 +26,7 @@ import pytest
 import redis
 
 from .harness import REAL_REDIS, Client, ServerProcess, real_redis_available
+from .scripted import stored_steps
 from .test_timers import actor, drive, open_room, patches, settle
 
 # -- restart ----------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
         assert version == ann.version  # stopped before either timer fired
         first.stop(sig)
         _, document = stored(r, first.prefix, ann.code)
-        steps = len(document["record"]["steps"])
+        steps = len(stored_steps(r, first.prefix, ann.code))
         until = ann.view["game"]["exposed"][0]["until"]
         bot_due = document["bot_due"]
         assert bot_due is not None
@@ -173,7 +174,7 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
         await ann.until_view(lambda v: not v["game"]["exposed"] and actor(v) != bot)
         await settle(clients)
         version, document = stored(r, first.prefix, ann.code)
-        fired = document["record"]["steps"][steps:]
+        fired = stored_steps(r, first.prefix, ann.code)[steps:]
         # Bob's window closed once and the bot's due move was made once, each at or after its
         # time, in the order their times fell (under load either may come first). The bot may
         # have had to draw first: each of its steps then took a think time of its own. At most
