@@ -21,6 +21,7 @@ from .limits import AddressLimits
 from .metrics import Metrics
 from .settings import Settings
 from .store import RoomStore
+from .subscriber import Subscriber
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -49,7 +50,7 @@ class Hub:
         self.history: Any = None  # the HistoryWriter, once the app has a database
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self._tasks: list[asyncio.Task[None]] = []
-        self._pubsub: Any = None
+        self._subscriber: Subscriber | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -58,9 +59,10 @@ class Hub:
             await self.store.beat(self.origin, self.clock.now_ms(), self.settings.node_ttl_ms)
         self._tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
         self._tasks.append(asyncio.create_task(self._heartbeat(), name="heartbeat"))
-        if self.publishes:
-            self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-            self._tasks.append(asyncio.create_task(self._listen(), name="listener"))
+        if self.publishes and self.settings.redis_url:
+            self._subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
+                                          self._deaf_for_a_while)
+            self._tasks.append(asyncio.create_task(self._subscriber.run(), name="listener"))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -74,9 +76,8 @@ class Hub:
             await asyncio.wait_for(self._sweep(self.origin), 2.0)
         for actor in self.actors.values():
             actor.task.cancel()
-        with contextlib.suppress(Exception):
-            if self._pubsub is not None:
-                await self._pubsub.aclose()
+        if self._subscriber is not None:
+            await self._subscriber.close()
 
     def actor(self, code: str) -> RoomActor:
         actor = self.actors.get(code)
@@ -116,10 +117,10 @@ class Hub:
             self._held.add(conn.code)
             with contextlib.suppress(*GONE):
                 await self.store.hold_room(self.origin, conn.code, self.settings.node_ttl_ms)
-        if self._pubsub is not None and conn.code not in self._subscribed:
+        if self._subscriber is not None and conn.code not in self._subscribed:
             self._subscribed.add(conn.code)
-            with contextlib.suppress(*GONE):
-                await self._pubsub.subscribe(self.store.channel(conn.code))
+            with contextlib.suppress(*GONE):  # down: subscribed again (and caught up) on reconnect
+                await self._subscriber.subscribe(self.store.channel(conn.code))
 
     async def detach(self, conn: Connection) -> bool:
         """Forget ``conn``; True when it was the player's current socket (not a replaced one)."""
@@ -133,10 +134,9 @@ class Hub:
                 self._held.discard(conn.code)
                 with contextlib.suppress(*GONE):
                     await self.store.release_room(self.origin, conn.code)
-            if self._pubsub is not None and conn.code in self._subscribed:
+            if self._subscriber is not None and conn.code in self._subscribed:
                 self._subscribed.discard(conn.code)
-                with contextlib.suppress(*GONE):
-                    await self._pubsub.unsubscribe(self.store.channel(conn.code))
+                await self._subscriber.unsubscribe(self.store.channel(conn.code))
         return True
 
     # -- deadlines ----------------------------------------------------------------------------
@@ -215,38 +215,16 @@ class Hub:
 
     # -- other processes' commits -------------------------------------------------------------
 
-    async def _listen(self) -> None:
-        while True:
-            try:
-                if not self._pubsub.subscribed:
-                    await asyncio.sleep(0.05)
-                    continue
-                message = await self._pubsub.get_message(timeout=1.0)
-                if message is None or message.get("type") != "message":
-                    continue
-                await self._remote_commit(message["channel"].decode(), message["data"])
-            except asyncio.CancelledError:
-                raise
-            except RedisError:
-                await asyncio.sleep(0.5)
-                await self._resubscribe()
-            except Exception:
-                log.exception("bad commit message")
+    def _deaf_for_a_while(self) -> None:
+        """The commit channels are heard again after a lost Redis connection: catch every local
+        socket up on what was committed meanwhile."""
+        for code in list(self.connections):
+            self.actor(code).submit_remote(0, [], None)
 
-    async def _resubscribe(self) -> None:
-        """Listen again after a lost Redis connection, and catch every local socket up on
-        what was committed while this process could not hear it."""
-        with contextlib.suppress(RedisError):
-            channels = [self.store.channel(code) for code in self.connections]
-            if channels:
-                await self._pubsub.subscribe(*channels)
-                for code in list(self.connections):
-                    self.actor(code).submit_remote(0, [], None)
-
-    async def _remote_commit(self, channel: str, data: bytes) -> None:
+    def _remote_commit(self, channel: bytes, data: bytes) -> None:
         if data.startswith(self._own_messages):  # this process's own commit: nothing to parse
             return
-        code = channel.rsplit("{", 1)[-1].rstrip("}")
+        code = channel.decode().rsplit("{", 1)[-1].rstrip("}")
         if code not in self.connections:
             return
         body = orjson.loads(data)

@@ -85,6 +85,7 @@ class Stats:
         self.actions = 0
         self.errors = 0
         self.error_codes: dict[str, int] = {}
+        self.welcomes = 0  # whole views (first hello, or a version gap) rather than patches
         self.seats: dict[str, int] = {}
 
     def latencies_ms(self) -> list[float]:
@@ -124,6 +125,7 @@ class Player:
             msg = json.loads(raw)
             kind = msg["type"]
             if kind == "welcome":
+                stats.welcomes += 1
                 self.view, self.version, self.me = msg["state"], msg["version"], msg["you"]
             elif kind == "patch":
                 self.view = apply_ops(self.view, msg["ops"])
@@ -246,6 +248,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     stats.arrivals.clear()
     stats.actions = stats.errors = 0
     stats.error_codes.clear()
+    stats.welcomes = 0
     cpu0 = sum(map(cpu_seconds, pids))
     t0 = time.perf_counter()
     await asyncio.sleep(duration)
@@ -261,7 +264,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     await asyncio.gather(*tasks, *drivers, return_exceptions=True)
     return {"actions_per_s": actions / elapsed, "p50": _q(lat, 0.5), "p99": _q(lat, 0.99),
             "cpu_us_per_action": cpu / max(actions, 1) * 1e6, "errors": stats.errors, "actions": actions,
-            "error_codes": dict(stats.error_codes),
+            "error_codes": dict(stats.error_codes), "welcomes": stats.welcomes,
             "cpu_share": cpu / elapsed}
 
 

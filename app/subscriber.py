@@ -1,0 +1,194 @@
+"""Other processes' commits: a Redis pub/sub connection of the hub's own, read with hiredis.
+
+redis-py's ``PubSub.get_message`` costs a health check, a retry wrapper and a timeout context
+per message; with every room's players spread over processes each commit is a message, and a
+profile put that machinery at about a tenth of the server's CPU. Here one socket read feeds
+hiredis and every complete reply in it is handled in a loop.
+
+``subscribe`` returns once Redis has confirmed the subscription, so a caller that reads the
+room afterwards cannot miss a commit in between. When the connection drops, the subscriber
+reconnects, subscribes to every channel again and calls ``on_reconnect`` (the hub then catches
+each local socket up on what was committed meanwhile). A silent connection (a half-open socket)
+is found with PINGs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+import time
+from collections.abc import Callable
+from typing import Any
+
+import hiredis
+from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+
+log = logging.getLogger("mercyless.subscriber")
+
+PING_EVERY_S = 5.0
+SILENT_AFTER_S = 15.0  # no byte for this long, PINGs included: the connection is dead
+RETRY_AFTER_S = 0.5
+
+
+def _command(*parts: bytes | str) -> bytes:
+    out = [b"*%d\r\n" % len(parts)]
+    for part in parts:
+        raw = part.encode() if isinstance(part, str) else part
+        out.append(b"$%d\r\n%s\r\n" % (len(raw), raw))
+    return b"".join(out)
+
+
+class Subscriber:
+    def __init__(self, url: str, on_message: Callable[[bytes, bytes], None],
+                 on_reconnect: Callable[[], None], confirm_timeout_s: float = 5.0) -> None:
+        self._options: dict[str, Any] = parse_url(url)
+        self._on_message = on_message
+        self._on_reconnect = on_reconnect
+        self._confirm_timeout_s = confirm_timeout_s
+        self.channels: set[bytes] = set()
+        self._writer: asyncio.StreamWriter | None = None
+        self._waiting: dict[bytes, list[asyncio.Future[None]]] = {}
+        self._last_heard = 0.0
+        self.connected = asyncio.Event()
+        self.disconnected = asyncio.Event()
+
+    # -- what the hub calls ---------------------------------------------------------------------
+
+    async def subscribe(self, channel: str) -> None:
+        """Listen to ``channel``; returns once Redis confirmed it (raises ConnectionError when
+        not connected: the channel is subscribed again on reconnect, and the hub catches up)."""
+        name = channel.encode()
+        self.channels.add(name)
+        writer = self._writer
+        if writer is None:
+            raise ConnectionError("pub/sub connection down")
+        confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(name, []).append(confirmed)
+        writer.write(_command(b"SUBSCRIBE", name))
+        await asyncio.wait_for(confirmed, self._confirm_timeout_s)
+
+    async def unsubscribe(self, channel: str) -> None:
+        name = channel.encode()
+        self.channels.discard(name)
+        if self._writer is not None:
+            self._writer.write(_command(b"UNSUBSCRIBE", name))
+
+    # -- the connection -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        first = True
+        while True:
+            try:
+                reader, writer = await self._connect()
+                await self._listen(reader, writer, reconnected=not first)
+            except asyncio.CancelledError:
+                self._down()
+                raise
+            except (TimeoutError, OSError, ConnectionError, EOFError, hiredis.ProtocolError) as exc:
+                if not first or self._writer is not None:
+                    log.warning("pub/sub connection lost: %s", exc)
+            first = False
+            self._down()
+            await asyncio.sleep(RETRY_AFTER_S)
+
+    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        o = self._options
+        timeout = 2.0
+        if o.get("connection_class") is UnixDomainSocketConnection:
+            opened = asyncio.open_unix_connection(o["path"])
+        else:
+            context = ssl.create_default_context() if o.get("connection_class") is SSLConnection else None
+            opened = asyncio.open_connection(o.get("host", "localhost"), int(o.get("port", 6379)),
+                                             ssl=context)
+        reader, writer = await asyncio.wait_for(opened, timeout)
+        if o.get("password"):
+            auth = [o["username"], o["password"]] if o.get("username") else [o["password"]]
+            writer.write(_command(b"AUTH", *auth))
+            line = await asyncio.wait_for(reader.readline(), timeout)
+            if not line.startswith(b"+OK"):
+                writer.close()
+                raise ConnectionError(f"AUTH refused: {line.decode(errors='replace').strip()}")
+        return reader, writer
+
+    async def _listen(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
+                      reconnected: bool) -> None:
+        parser = hiredis.Reader()
+        loop = asyncio.get_running_loop()
+        confirmations: list[asyncio.Future[None]] = []
+        if self.channels:
+            for name in self.channels:
+                confirmed: asyncio.Future[None] = loop.create_future()
+                self._waiting.setdefault(name, []).append(confirmed)
+                confirmations.append(confirmed)
+            writer.write(_command(b"SUBSCRIBE", *self.channels))
+        self._writer = writer
+        self._last_heard = time.monotonic()
+        self.disconnected.clear()
+        self.connected.set()
+        pinger = asyncio.create_task(self._ping(writer))
+        if confirmations or reconnected:
+            # once listening again, whatever was committed while deaf is caught up
+            caught_up = asyncio.create_task(self._catch_up_when(confirmations))
+        try:
+            while True:
+                data = await reader.read(1 << 16)
+                if not data:
+                    raise ConnectionError("closed by Redis")
+                self._last_heard = time.monotonic()
+                parser.feed(data)
+                reply = parser.gets()
+                while reply is not False:
+                    self._handle(reply)
+                    reply = parser.gets()
+        finally:
+            pinger.cancel()
+            if confirmations or reconnected:
+                caught_up.cancel()
+            writer.close()
+
+    async def _catch_up_when(self, confirmations: list[asyncio.Future[None]]) -> None:
+        results = await asyncio.gather(*confirmations, return_exceptions=True)
+        if not any(isinstance(r, BaseException) for r in results):
+            self._on_reconnect()
+
+    def _handle(self, reply: Any) -> None:
+        if not isinstance(reply, list) or not reply:
+            if isinstance(reply, hiredis.ReplyError):
+                log.warning("pub/sub error reply: %s", reply)
+            return
+        kind = reply[0]
+        if kind == b"message":
+            try:
+                self._on_message(reply[1], reply[2])
+            except Exception:  # one bad message must not stop the others
+                log.exception("bad commit message")
+        elif kind == b"subscribe":
+            for confirmed in self._waiting.pop(reply[1], []):
+                if not confirmed.done():
+                    confirmed.set_result(None)
+
+    async def _ping(self, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await asyncio.sleep(PING_EVERY_S)
+            if time.monotonic() - self._last_heard > SILENT_AFTER_S:
+                log.warning("pub/sub connection silent: reconnecting")
+                writer.transport.abort()  # the read then fails, and run() connects again
+                return
+            writer.write(_command(b"PING"))
+
+    def _down(self) -> None:
+        self._writer = None
+        self.connected.clear()
+        self.disconnected.set()
+        waiting, self._waiting = self._waiting, {}
+        for futures in waiting.values():
+            for confirmed in futures:
+                if not confirmed.done():
+                    confirmed.set_exception(ConnectionError("pub/sub connection lost"))
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._writer is not None:
+                self._writer.close()
