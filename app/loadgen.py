@@ -179,7 +179,10 @@ class Room:
         self.acting = True
 
     async def drive(self) -> None:
-        next_at = 0.0
+        # Poisson arrivals from a random phase: rooms started in the same millisecond and paced
+        # by a fixed interval stay in lockstep, so every room would act in one burst per interval
+        # (a burst of 250 actions is ~200 ms of work), which no table of friends does
+        next_at = time.perf_counter() + self.rng.uniform(0, self.interval)
         while self.acting:
             self.changed.clear()
             for player in self.players:
@@ -196,7 +199,7 @@ class Room:
                 continue
             player.ids += 1
             move["id"] = f"{player.me}-{player.ids}"
-            next_at = time.perf_counter() + self.interval
+            next_at = time.perf_counter() + (self.rng.expovariate(1 / self.interval) if self.interval else 0)
             player.pending_send = time.perf_counter()
             await player.ws.send(json.dumps(move))
             while player.pending_send is not None and self.acting:
@@ -250,6 +253,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     stats.error_codes.clear()
     stats.welcomes = 0
     cpu0 = sum(map(cpu_seconds, pids))
+    own0 = time.process_time()
     t0 = time.perf_counter()
     await asyncio.sleep(duration)
     for room in rooms:
@@ -257,6 +261,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
         room.changed.set()
     elapsed = time.perf_counter() - t0
     cpu = sum(map(cpu_seconds, pids)) - cpu0
+    own = time.process_time() - own0
     actions = stats.actions
     await asyncio.sleep(0.5)  # let the last patches land
     lat = sorted(stats.latencies_ms())
@@ -265,7 +270,9 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     return {"actions_per_s": actions / elapsed, "p50": _q(lat, 0.5), "p99": _q(lat, 0.99),
             "cpu_us_per_action": cpu / max(actions, 1) * 1e6, "errors": stats.errors, "actions": actions,
             "error_codes": dict(stats.error_codes), "welcomes": stats.welcomes,
-            "cpu_share": cpu / elapsed}
+            "cpu_share": cpu / elapsed,
+            # the generator's own CPU: near 100% it is the bottleneck, and latencies measure it
+            "generator_cpu_share": own / elapsed}
 
 
 def _q(values: list[float], q: float) -> float:
@@ -351,7 +358,8 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"paced   {args.rooms} rooms x {args.clients} clients at {args.rate}/s each: "
               f"{paced['actions_per_s']:.0f} actions/s, p50 {paced['p50']:.1f} ms, "
               f"p99 {paced['p99']:.1f} ms, "
-              f"{paced['cpu_us_per_action']:.0f} server CPU-us/action, errors {paced['errors']}")
+              f"{paced['cpu_us_per_action']:.0f} server CPU-us/action, errors {paced['errors']} "
+              f"(server CPU {paced['cpu_share']:.0%}, load generator CPU {paced['generator_cpu_share']:.0%})")
         sat = await game_run(url, pid, args.sat_rooms, args.clients, None, args.duration)
         print(f"saturated {args.sat_rooms} rooms x {args.clients}: {sat['actions_per_s']:.0f} actions/s, "
               f"p50 {sat['p50']:.1f} ms, p99 {sat['p99']:.1f} ms, {sat['cpu_us_per_action']:.0f} "

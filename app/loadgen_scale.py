@@ -17,26 +17,37 @@ import uuid
 from .loadgen import game_run, run_fast, spawn
 
 
+async def _measure(n: int, args: argparse.Namespace) -> dict[str, float]:
+    prefix = f"scale-{uuid.uuid4().hex[:6]}"
+    servers = [spawn(args.redis, prefix) for _ in range(n)]
+    try:
+        urls = [url for _, url in servers]
+        pids = [proc.pid for proc, _ in servers]
+        return await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration,
+                              spread=not args.rooms_per_process)
+    finally:
+        for proc, _ in servers:
+            proc.terminate()
+            proc.wait(10)
+
+
 async def main_async(args: argparse.Namespace) -> None:
+    counts = [int(x) for x in args.processes.split(",")]
+    runs: dict[int, list[dict[str, float]]] = {n: [] for n in counts}
+    for _ in range(args.repeat):  # interleaved: this machine's speed wanders between runs
+        for n in counts:
+            runs[n].append(await _measure(n, args))
     base = None
-    for n in (int(x) for x in args.processes.split(",")):
-        prefix = f"scale-{uuid.uuid4().hex[:6]}"
-        servers = [spawn(args.redis, prefix) for _ in range(n)]
-        try:
-            urls = [url for _, url in servers]
-            pids = [proc.pid for proc, _ in servers]
-            run = await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration,
-                                 spread=not args.rooms_per_process)
-        finally:
-            for proc, _ in servers:
-                proc.terminate()
-                proc.wait(10)
+    for n in counts:
+        # the run with the median CPU cost per action stands for the process count
+        run = sorted(runs[n], key=lambda r: r["cpu_us_per_action"])[len(runs[n]) // 2]
         per_cpu = 1e6 / run["cpu_us_per_action"]
         base = base or per_cpu
+        spread = ", ".join(f"{1e6 / r['cpu_us_per_action']:.0f}" for r in runs[n])
         print(f"{n} process{'es' if n > 1 else '  '}: {run['actions_per_s']:6.0f} actions/s, "
               f"p50 {run['p50']:6.1f} ms, p99 {run['p99']:6.1f} ms, {per_cpu:5.0f} actions per "
               f"server CPU-second ({per_cpu / base:.0%} of 1 process), server CPU {run['cpu_share']:.0%}, "
-              f"errors {run['errors']}", flush=True)
+              f"errors {run['errors']}" + (f"  [runs: {spread}]" if args.repeat > 1 else ""), flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,6 +59,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rate", type=float, default=None,
                         help="actions per client per second (default: as fast as answered)")
     parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per process count, interleaved; the median is printed")
     parser.add_argument("--rooms-per-process", action="store_true",
                         help="keep each room's players on one process (no commit crosses processes)")
     run_fast(main_async(parser.parse_args(argv)))
