@@ -49,3 +49,21 @@ def test_compose_has_replicas_proxy_aof_and_postgres():
     assert "8080:8080" in services["proxy"]["ports"]
     nginx = (ROOT / "deploy" / "nginx.conf").read_text()
     assert "proxy_set_header Upgrade $http_upgrade" in nginx
+
+
+def test_nginx_config_is_valid(tmp_path):
+    """``nginx -t`` on deploy/nginx.conf as the proxy container loads it (an http-level
+    include), with the replicas' service name pointed at this machine."""
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if binary is None:
+        pytest.fail("nginx is needed to check deploy/nginx.conf (Debian package nginx; .ci/run installs it)")
+    site = (ROOT / "deploy" / "nginx.conf").read_text().replace("server app:8000", "server 127.0.0.1:8000")
+    (tmp_path / "site.conf").write_text(site)
+    (tmp_path / "nginx.conf").write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+        f"http {{\n  access_log off;\n  client_body_temp_path {tmp_path};\n"
+        f"  include {tmp_path}/site.conf;\n}}\n")
+    result = subprocess.run([binary, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "hash $uri consistent" in site  # WebSockets routed by room (docs/deploy.md)
