@@ -86,6 +86,7 @@ class Stats:
         self.errors = 0
         self.error_codes: dict[str, int] = {}
         self.welcomes = 0  # whole views (first hello, or a version gap) rather than patches
+        self.received = 0  # every frame the clients got (acks, patches, errors...)
         self.seats: dict[str, int] = {}
 
     def latencies_ms(self) -> list[float]:
@@ -124,6 +125,7 @@ class Player:
             now = time.perf_counter()
             msg = json.loads(raw)
             kind = msg["type"]
+            stats.received += 1
             if kind == "welcome":
                 stats.welcomes += 1
                 self.view, self.version, self.me = msg["state"], msg["version"], msg["you"]
@@ -251,7 +253,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     stats.arrivals.clear()
     stats.actions = stats.errors = 0
     stats.error_codes.clear()
-    stats.welcomes = 0
+    stats.welcomes = stats.received = 0
     cpu0 = sum(map(cpu_seconds, pids))
     own0 = time.process_time()
     t0 = time.perf_counter()
@@ -262,7 +264,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     elapsed = time.perf_counter() - t0
     cpu = sum(map(cpu_seconds, pids)) - cpu0
     own = time.process_time() - own0
-    actions = stats.actions
+    actions, received = stats.actions, stats.received
     await asyncio.sleep(0.5)  # let the last patches land
     lat = sorted(stats.latencies_ms())
     stop.set()
@@ -270,6 +272,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     return {"actions_per_s": actions / elapsed, "p50": _q(lat, 0.5), "p99": _q(lat, 0.99),
             "cpu_us_per_action": cpu / max(actions, 1) * 1e6, "errors": stats.errors, "actions": actions,
             "error_codes": dict(stats.error_codes), "welcomes": stats.welcomes,
+            "frames_per_action": (received + actions) / max(actions, 1),
             "cpu_share": cpu / elapsed,
             # the generator's own CPU: near 100% it is the bottleneck, and latencies measure it
             "generator_cpu_share": own / elapsed}
@@ -372,6 +375,11 @@ async def main_async(args: argparse.Namespace) -> None:
             echo_ceiling = 1e6 / echo["cpu_us_per_msg"]
             print(f"saturation throughput per server CPU-second: game {game_ceiling:.0f} actions, "
                   f"echo {echo_ceiling:.0f} msgs -> {game_ceiling / echo_ceiling:.0%} of the echo ceiling")
+            # an echo message is two frames (in, out); an action is its message, the ack and a
+            # patch for every seat
+            frames = sat["frames_per_action"]
+            print(f"counted in frames: {frames:.1f} frames per action -> "
+                  f"{game_ceiling * frames / (echo_ceiling * 2):.0%} of the echo ceiling's frames")
             mem = await idle_memory(url, pid, args.idle)
             print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections")
     finally:

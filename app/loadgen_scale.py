@@ -1,12 +1,16 @@
 """Many processes, one Redis: ``python -m app.loadgen_scale [--processes 1,2,3 --rooms 40]``.
 
 For each process count n it starts n server processes sharing one Redis and one key prefix,
-spreads every room's players over them (seat i on process i mod n, so every commit crosses
-processes through Redis), drives the rooms at saturation and prints throughput, p50/p99 latency
-(send to the patch at every seat) and actions per server CPU-second (the sum of the app
-processes' CPU time). The last figure is the one that shows what coordination costs: on a
-machine with few cores the load generator and Redis compete with the servers, so raw throughput
-cannot grow with n.
+drives the rooms (at saturation, or ``--rate``) and prints throughput, p50/p99 latency (send to
+the patch at every seat) and actions per server CPU-second (the sum of the app processes' CPU
+time). The last figure is the one that shows what coordination costs: on a machine with few
+cores the load generator and Redis compete with the servers, so raw throughput cannot grow with
+n. Two routings (``--routing``, both by default):
+
+- ``room``: room r's players all on process r mod n, as a balancer that routes WebSockets by room
+  code does (deploy/nginx.conf): a room's commits stay on its process;
+- ``spread``: seat i of every room on process i mod n, as a balancer that ignores the room does:
+  every commit crosses processes through Redis (the worst case).
 """
 
 from __future__ import annotations
@@ -17,14 +21,14 @@ import uuid
 from .loadgen import game_run, run_fast, spawn
 
 
-async def _measure(n: int, args: argparse.Namespace) -> dict[str, float]:
+async def _measure(n: int, routing: str, args: argparse.Namespace) -> dict[str, float]:
     prefix = f"scale-{uuid.uuid4().hex[:6]}"
     servers = [spawn(args.redis, prefix) for _ in range(n)]
     try:
         urls = [url for _, url in servers]
         pids = [proc.pid for proc, _ in servers]
         return await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration,
-                              spread=not args.rooms_per_process)
+                              spread=routing == "spread")
     finally:
         for proc, _ in servers:
             proc.terminate()
@@ -33,21 +37,25 @@ async def _measure(n: int, args: argparse.Namespace) -> dict[str, float]:
 
 async def main_async(args: argparse.Namespace) -> None:
     counts = [int(x) for x in args.processes.split(",")]
-    runs: dict[int, list[dict[str, float]]] = {n: [] for n in counts}
-    for _ in range(args.repeat):  # interleaved: this machine's speed wanders between runs
+    routings = ["room", "spread"] if args.routing == "both" else [args.routing]
+    for routing in routings:
+        runs: dict[int, list[dict[str, float]]] = {n: [] for n in counts}
+        for _ in range(args.repeat):  # interleaved: this machine's speed wanders between runs
+            for n in counts:
+                runs[n].append(await _measure(n, routing, args))
+        print(f"routing by {routing}:")
+        base = None
         for n in counts:
-            runs[n].append(await _measure(n, args))
-    base = None
-    for n in counts:
-        # the run with the median CPU cost per action stands for the process count
-        run = sorted(runs[n], key=lambda r: r["cpu_us_per_action"])[len(runs[n]) // 2]
-        per_cpu = 1e6 / run["cpu_us_per_action"]
-        base = base or per_cpu
-        spread = ", ".join(f"{1e6 / r['cpu_us_per_action']:.0f}" for r in runs[n])
-        print(f"{n} process{'es' if n > 1 else '  '}: {run['actions_per_s']:6.0f} actions/s, "
-              f"p50 {run['p50']:6.1f} ms, p99 {run['p99']:6.1f} ms, {per_cpu:5.0f} actions per "
-              f"server CPU-second ({per_cpu / base:.0%} of 1 process), server CPU {run['cpu_share']:.0%}, "
-              f"errors {run['errors']}" + (f"  [runs: {spread}]" if args.repeat > 1 else ""), flush=True)
+            # the run with the median CPU cost per action stands for the process count
+            run = sorted(runs[n], key=lambda r: r["cpu_us_per_action"])[len(runs[n]) // 2]
+            per_cpu = 1e6 / run["cpu_us_per_action"]
+            base = base or per_cpu
+            each = ", ".join(f"{1e6 / r['cpu_us_per_action']:.0f}" for r in runs[n])
+            print(f"{n} process{'es' if n > 1 else '  '}: {run['actions_per_s']:6.0f} actions/s, "
+                  f"p50 {run['p50']:6.1f} ms, p99 {run['p99']:6.1f} ms, {per_cpu:5.0f} actions per "
+                  f"server CPU-second ({per_cpu / base:.0%} of 1 process), server CPU "
+                  f"{run['cpu_share']:.0%}, errors {run['errors']}"
+                  + (f"  [runs: {each}]" if args.repeat > 1 else ""), flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -61,8 +69,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=15.0)
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per process count, interleaved; the median is printed")
-    parser.add_argument("--rooms-per-process", action="store_true",
-                        help="keep each room's players on one process (no commit crosses processes)")
+    parser.add_argument("--routing", choices=["room", "spread", "both"], default="both",
+                        help="room: a room's players on one process; spread: seats over processes")
     run_fast(main_async(parser.parse_args(argv)))
 
 

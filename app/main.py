@@ -35,7 +35,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         redis = make_redis(settings)
-        store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept)
+        store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept,
+                          url=settings.redis_url)
         hub = Hub(settings, store, clock or Clock(settings.clock_speed),
                   publishes=settings.redis_url is not None)
         app.state.hub = hub

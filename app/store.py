@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from .batch import GroupCommit
+from .rawredis import RawConnection
 from .room import STEPS_MARK
 from .settings import Settings
 
@@ -98,7 +99,8 @@ def make_redis(settings: Settings) -> aioredis.Redis:
 
 
 class RoomStore:
-    def __init__(self, redis: aioredis.Redis, prefix: str, ttl_ms: int, answers_kept: int = 4096) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, ttl_ms: int, answers_kept: int = 4096,
+                 url: str | None = None) -> None:
         self.redis = redis
         self.prefix = prefix
         self.ttl_ms = ttl_ms
@@ -107,7 +109,8 @@ class RoomStore:
         self._remember = redis.register_script(_REMEMBER)
         self.deadlines_key = f"{prefix}:deadlines"
         self.nodes_key = f"{prefix}:nodes"
-        self.group = GroupCommit(redis)
+        # commits go over a connection of their own (plain RESP) when Redis is a real server
+        self.group = GroupCommit(redis, raw=RawConnection(url) if url else None)
 
     def room_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:room"

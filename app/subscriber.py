@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import ssl
 import time
 from collections.abc import Callable
 from typing import Any
 
 import hiredis
-from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+
+from .rawredis import connect, pack
 
 log = logging.getLogger("mercyless.subscriber")
 
@@ -32,18 +32,10 @@ SILENT_AFTER_S = 15.0  # no byte for this long, PINGs included: the connection i
 RETRY_AFTER_S = 0.5
 
 
-def _command(*parts: bytes | str) -> bytes:
-    out = [b"*%d\r\n" % len(parts)]
-    for part in parts:
-        raw = part.encode() if isinstance(part, str) else part
-        out.append(b"$%d\r\n%s\r\n" % (len(raw), raw))
-    return b"".join(out)
-
-
 class Subscriber:
     def __init__(self, url: str, on_message: Callable[[bytes, bytes], None],
                  on_reconnect: Callable[[], None], confirm_timeout_s: float = 5.0) -> None:
-        self._options: dict[str, Any] = parse_url(url)
+        self._url = url
         self._on_message = on_message
         self._on_reconnect = on_reconnect
         self._confirm_timeout_s = confirm_timeout_s
@@ -66,14 +58,14 @@ class Subscriber:
             raise ConnectionError("pub/sub connection down")
         confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(name, []).append(confirmed)
-        writer.write(_command(b"SUBSCRIBE", name))
+        writer.write(pack(b"SUBSCRIBE", name))
         await asyncio.wait_for(confirmed, self._confirm_timeout_s)
 
     async def unsubscribe(self, channel: str) -> None:
         name = channel.encode()
         self.channels.discard(name)
         if self._writer is not None:
-            self._writer.write(_command(b"UNSUBSCRIBE", name))
+            self._writer.write(pack(b"UNSUBSCRIBE", name))
 
     # -- the connection -------------------------------------------------------------------------
 
@@ -94,23 +86,7 @@ class Subscriber:
             await asyncio.sleep(RETRY_AFTER_S)
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        o = self._options
-        timeout = 2.0
-        if o.get("connection_class") is UnixDomainSocketConnection:
-            opened = asyncio.open_unix_connection(o["path"])
-        else:
-            context = ssl.create_default_context() if o.get("connection_class") is SSLConnection else None
-            opened = asyncio.open_connection(o.get("host", "localhost"), int(o.get("port", 6379)),
-                                             ssl=context)
-        reader, writer = await asyncio.wait_for(opened, timeout)
-        if o.get("password"):
-            auth = [o["username"], o["password"]] if o.get("username") else [o["password"]]
-            writer.write(_command(b"AUTH", *auth))
-            line = await asyncio.wait_for(reader.readline(), timeout)
-            if not line.startswith(b"+OK"):
-                writer.close()
-                raise ConnectionError(f"AUTH refused: {line.decode(errors='replace').strip()}")
-        return reader, writer
+        return await connect(self._url, select_db=False)  # channels are global to the server
 
     async def _listen(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
                       reconnected: bool) -> None:
@@ -122,7 +98,7 @@ class Subscriber:
                 confirmed: asyncio.Future[None] = loop.create_future()
                 self._waiting.setdefault(name, []).append(confirmed)
                 confirmations.append(confirmed)
-            writer.write(_command(b"SUBSCRIBE", *self.channels))
+            writer.write(pack(b"SUBSCRIBE", *self.channels))
         self._writer = writer
         self._last_heard = time.monotonic()
         self.disconnected.clear()
@@ -176,7 +152,7 @@ class Subscriber:
                 log.warning("pub/sub connection silent: reconnecting")
                 writer.transport.abort()  # the read then fails, and run() connects again
                 return
-            writer.write(_command(b"PING"))
+            writer.write(pack(b"PING"))
 
     def _down(self) -> None:
         self._writer = None

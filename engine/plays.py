@@ -229,7 +229,9 @@ def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int
     else:
         s.color = info.color
     hands_move = _apply_effect(s, events, seat, p, now_ms)
-    if not hands_move and len(hand) == 1 and not s.eliminated[seat] and s.winner is None:
+    # the hand as it is now: the effect may have made the player draw (a Wild Reverse Draw 4 on
+    # themselves, two players, stacking off), which replaced the list ``hand`` names
+    if not hands_move and len(s.hands[seat]) == 1 and not s.eliminated[seat] and s.winner is None:
         _one_card_left(s, events, seat, p.uno, now_ms)
 
 

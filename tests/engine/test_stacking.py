@@ -412,6 +412,19 @@ def test_wrd4_stacking_off_two_players_self_player_draws_and_opponent_plays():
     assert s2.players[s2.turn] == "b"
 
 
+@pytest.mark.parametrize("called", [True, False])
+def test_wrd4_on_self_from_two_cards_leaves_no_uno_and_no_exposure(called):
+    """The player was down to one card for a moment, but drew 4 in the same move: the hand
+    size changed, so no UNO flag, no `uno` event and no catch window (found by the property
+    sweep: the flag came from the hand as it was before the draw)."""
+    s = build({"a": ["w-reverse4", "g-5"], "b": ["y-1", "y-2"]}, top="r-3",
+              draw=["b-1", "b-2", "b-3", "b-4", "b-5"], rules={"stacking": "off"})
+    s2, events = act(s, "a", play("w-reverse4", color="green", uno=called))
+    assert len(hand(s2, "a")) == 5
+    assert s2.uno == [False, False] and s2.exposed == []
+    assert "uno" not in kinds(events) and "exposed" not in kinds(events)
+
+
 def test_wrd4_stacking_off_two_players_opponent():
     s = build({"a": ["w-reverse4", "g-5"], "b": ["y-1", "y-2"]}, top="r-3",
               draw=["b-1", "b-2", "b-3", "b-4", "b-5"],
