@@ -86,6 +86,19 @@ class RawConnection:
         self._parser = hiredis.Reader()
 
     async def execute(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Send ``commands`` and return their replies. A connection that was open before the call
+        and turns out dead (Redis restarted, the socket was cut while idle) is opened again and
+        the batch sent once more: the callers' commands are safe to repeat (a commit checks the
+        room's version and the message id, an index write sets the same value)."""
+        reused = self._writer is not None
+        try:
+            return await self._execute(commands)
+        except RedisConnectionError:
+            if not reused:
+                raise
+        return await self._execute(commands)
+
+    async def _execute(self, commands: list[tuple[Any, ...]]) -> list[Any]:
         try:
             async with asyncio.timeout(self._timeout_s):
                 if self._writer is None:

@@ -24,6 +24,9 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
 from .batch import GroupCommit
@@ -89,9 +92,13 @@ def make_redis(settings: Settings) -> aioredis.Redis:
     if settings.redis_url:
         # a bounded pool that queues: hundreds of room actors may call at once, and a pool that
         # refuses past its size ("Too many connections") would refuse their commits
+        # a connection found dead (Redis restarted while it sat in the pool) is opened again and
+        # the command sent once more: every command here is safe to repeat (reads, version-checked
+        # scripts, set-like writes)
         pool = aioredis.BlockingConnectionPool.from_url(
             settings.redis_url, max_connections=settings.redis_max_connections, timeout=5,
-            health_check_interval=10, socket_connect_timeout=2, socket_timeout=5)
+            health_check_interval=10, socket_connect_timeout=2, socket_timeout=5,
+            retry=Retry(NoBackoff(), 1), retry_on_error=[RedisConnectionError])
         return aioredis.Redis(connection_pool=pool, decode_responses=False)
     import fakeredis
 
