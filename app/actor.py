@@ -83,20 +83,25 @@ class RoomActor:
         self.inbox.put_nowait(intent)
         return intent.done
 
-    def submit_remote(self, version: int, events: list[Event],
+    def submit_remote(self, version: int | None, events: list[Event],
                       document: dict[str, Any] | None = None) -> None:
         """Another process committed ``version`` (the room as committed, if the message carried
-        it): catch up and patch the local sockets."""
+        it): catch up and patch the local sockets. ``None``: commits may have gone unheard (the
+        channel was not listened to for a while): read the room and catch up on whatever is
+        newer."""
         intent = Intent("remote", _no_change)
         intent.remote = (version, events, document)
         self.inbox.put_nowait(intent)
 
-    async def _catch_up(self, version: int, events: list[Event], document: dict[str, Any] | None) -> None:
+    async def _catch_up(self, version: int | None, events: list[Event],
+                        document: dict[str, Any] | None) -> None:
         """Take ``version`` unless this actor has it already (it reloads the room after losing
         a race, and may have refused or skipped the intent then), and bring every local socket
         that has not seen it up to date. The committed document comes with the commit's
         message; without it (a resync) the room is read from Redis."""
         loaded = self.loaded
+        if version is None:  # a resync: whatever Redis holds, if newer than the cached copy
+            document, version = None, (loaded.room.version + 1 if loaded is not None else 0)
         if document is not None and (loaded is None or loaded.room.version < version):
             room = Room.from_dict(document)
             room.version = version

@@ -121,6 +121,9 @@ class Hub:
             self._subscribed.add(conn.code)
             with contextlib.suppress(*GONE):  # down: subscribed again (and caught up) on reconnect
                 await self._subscriber.subscribe(self.store.channel(conn.code))
+                # the hello was committed before this process listened to the room: what other
+                # processes committed in between was not heard, so read the room once now
+                self.actor(conn.code).submit_remote(None, [], None)
 
     async def detach(self, conn: Connection) -> bool:
         """Forget ``conn``; True when it was the player's current socket (not a replaced one)."""
@@ -219,7 +222,7 @@ class Hub:
         """The commit channels are heard again after a lost Redis connection: catch every local
         socket up on what was committed meanwhile."""
         for code in list(self.connections):
-            self.actor(code).submit_remote(0, [], None)
+            self.actor(code).submit_remote(None, [], None)
 
     def _remote_commit(self, channel: bytes, data: bytes) -> None:
         if data.startswith(self._own_messages):  # this process's own commit: nothing to parse
