@@ -121,6 +121,11 @@ class Loaded:
             GameState.from_dict(room.game) if room.game is not None else None)
         self.steps: list[list[Any]] = []
         self.new_round = False
+        if room.record is not None and "steps" in room.record:
+            # a document written before the steps moved out (a deploy mid-round): the next
+            # commit starts the list with them
+            self.steps = list(room.record.pop("steps"))
+            self.new_round = True
 
 
 def room_part(room: Room) -> dict[str, Any]:
