@@ -134,14 +134,19 @@ class Player:
         return self.client.choose_move(rng)
 
 
-async def level(players: list[Player], store: redis.Redis, prefix: str, code: str) -> int:
-    """Every player on the stored version (which bots may move on meanwhile)."""
-    for _ in range(20):
+async def level(players: list[Player], store: redis.Redis, prefix: str, code: str,
+                settle_s: float = 120.0) -> int:
+    """Every player on the stored version. Bots may move on meanwhile: with no think time they
+    play turn after turn, and once every human is out they play the round to its end, so the
+    room is given time, not a number of tries, to settle."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settle_s
+    while loop.time() < deadline:
         stored = int(store.hget(f"{prefix}:{{{code}}}:room", "v") or 0)
         await asyncio.gather(*(p.catch_up(stored) for p in players))
         if int(store.hget(f"{prefix}:{{{code}}}:room", "v") or 0) == stored:
             return stored
-    raise AssertionError("the room never settled")
+    raise AssertionError(f"the room never settled in {settle_s:.0f} s")
 
 
 async def play_round(players: list[Player], store: redis.Redis, prefix: str, code: str,
