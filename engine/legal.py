@@ -38,27 +38,11 @@ _PLAYS = {code: Action(A_PLAY, code) for code in CARD_INFO}
 _COLORS = tuple(Action(A_CHOOSE, color=LETTER_TO_NAME[c]) for c in COLOR_LETTERS)
 
 
-#: The last answer, for the same state object at the same move: a view computes the viewer's
-#: legal moves and the player (a bot, the benchmark's random agent) then asks again to pick one.
-#: ``moves`` counts every applied action, so an in-place ``apply`` never meets a stale answer.
-_last: tuple[GameState | None, str, int | None, int, tuple[Action, ...]] = (None, "", None, -1, ())
-
-
 def legal_actions(s: GameState, player: str, now_ms: int | None = None) -> list[Action]:
     """Every action ``player`` may take now, out-of-turn ``uno``/``catch`` included.
 
     With ``now_ms``, catches of players whose window has run out are left out.
     """
-    global _last
-    last = _last
-    if last[0] is s and last[3] == s.moves and last[1] == player and last[2] == now_ms:
-        return list(last[4])
-    out = _legal_actions(s, player, now_ms)
-    _last = (s, player, now_ms, s.moves, tuple(out))
-    return out
-
-
-def _legal_actions(s: GameState, player: str, now_ms: int | None) -> list[Action]:
     if s.winner is not None:
         return []
     seat = s.seat_of(player)
