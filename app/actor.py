@@ -100,8 +100,8 @@ class RoomActor:
         that has not seen it up to date. The committed document comes with the commit's
         message; without it (a resync) the room is read from Redis."""
         loaded = self.loaded
-        if version is None:  # a resync: whatever Redis holds, if newer than the cached copy
-            document, version = None, (loaded.room.version + 1 if loaded is not None else 0)
+        if version is None:  # a resync (no document): whatever Redis holds, if newer than the cache
+            version = loaded.room.version + 1 if loaded is not None else 0
         if document is not None and (loaded is None or loaded.room.version < version):
             room = Room.from_dict(document)
             room.version = version
@@ -231,7 +231,10 @@ class RoomActor:
         due = self.indexed_due(loaded, now)
         document = orjson.dumps(room)
         message = b""
-        if hub.publishes and _held_elsewhere(room, hub.origin):
+        # published only when a socket of the room is on another process: one whose cached copy
+        # misses a commit finds it stale at its next commit, and a process where a hello is under
+        # way records its node with a version-checked commit, after which this one publishes
+        if hub.publishes and room.held_elsewhere(hub.origin):
             # the document rides along: other processes need not read it back
             head = orjson.dumps({"origin": hub.origin, "version": room.version,
                                  "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
@@ -286,9 +289,7 @@ class RoomActor:
         part = room_part(room)
         table = room.table()
         members = {s.id for s in room.seats} | {s.id for s in room.spectators}
-        origin = self.hub.origin
-        elsewhere = {m.id for m in (*room.seats, *room.spectators)
-                     if m.connected and m.node is not None and m.node != origin}
+        elsewhere = room.held_elsewhere(self.hub.origin)
         for conn in list(conns.values()):
             if conn.player not in members:  # removed by the host, or left
                 conn.close(4401)
@@ -364,14 +365,3 @@ class RoomActor:
         self.inbox.put_nowait(self.tick_intent())
         return events
 
-
-def _held_elsewhere(room: Room, origin: str) -> bool:
-    """A socket of this room is held by another process, so a commit must be published.
-
-    When every socket is here (one process, or rooms that keep to one process) nobody needs
-    the message: a process that only has a cached copy of the room (a timer ran there) finds
-    it stale at its next commit and reloads, and a process where a hello is under way records
-    its node with a commit of its own (version-checked), after which this process publishes.
-    """
-    return (any(s.connected and s.node != origin and s.bot is None for s in room.seats)
-            or any(s.connected and s.node != origin for s in room.spectators))

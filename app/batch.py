@@ -33,7 +33,7 @@ class GroupCommit:
         self._max_batch = max_batch
         self._queue: list[tuple[tuple[Command, ...], asyncio.Future[list[Any]]]] = []
         self._drainer: asyncio.Task[None] | None = None
-        self.batches = 0  # pipelines sent (the benchmark divides commits by it)
+        self.batches = 0  # batches sent, and the commands in them (the tests check the grouping)
         self.commands = 0
 
     async def execute(self, *commands: Command) -> list[Any]:

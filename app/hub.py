@@ -121,9 +121,10 @@ class Hub:
             self._subscribed.add(conn.code)
             with contextlib.suppress(*GONE):  # down: subscribed again (and caught up) on reconnect
                 await self._subscriber.subscribe(self.store.channel(conn.code))
-                # the hello was committed before this process listened to the room: what other
-                # processes committed in between was not heard, so read the room once now
-                self.actor(conn.code).submit_remote(None, [], None)
+            # the hello was committed before this process listened to the room: what other
+            # processes committed in between was not heard, so read the room once now (also when
+            # the confirmation was slow: the subscription stands once Redis answers)
+            self.actor(conn.code).submit_remote(None, [], None)
 
     async def detach(self, conn: Connection) -> bool:
         """Forget ``conn``; True when it was the player's current socket (not a replaced one)."""

@@ -90,6 +90,11 @@ class Room:
     def humans(self) -> list[Seat]:
         return [s for s in self.seats if s.bot is None]
 
+    def held_elsewhere(self, origin: str) -> set[str]:
+        """Members whose socket is held by another server process than ``origin``."""
+        return {m.id for m in (*self.seats, *self.spectators)
+                if m.connected and m.node is not None and m.node != origin}
+
     def table(self) -> dict[str, SeatInfo]:
         return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None)
                 for s in self.seats}

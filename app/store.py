@@ -128,10 +128,6 @@ class RoomStore:
     def steps_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:steps"
 
-    async def steps(self, code: str) -> list[list[Any]]:
-        """The record steps of the round in play (or the last one, until the next starts)."""
-        return [orjson.loads(raw) for raw in await self.redis.lrange(self.steps_key(code), 0, -1)]
-
     def outbox_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:outbox"
 

@@ -73,7 +73,7 @@ class Subscriber:
         first = True
         while True:
             try:
-                reader, writer = await self._connect()
+                reader, writer = await connect(self._url, select_db=False)  # channels span every db
                 await self._listen(reader, writer, reconnected=not first)
             except asyncio.CancelledError:
                 self._down()
@@ -84,9 +84,6 @@ class Subscriber:
             first = False
             self._down()
             await asyncio.sleep(RETRY_AFTER_S)
-
-    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        return await connect(self._url, select_db=False)  # channels are global to the server
 
     async def _listen(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
                       reconnected: bool) -> None:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from .harness import ServerProcess, real_redis_available
+from .harness import RedisServer, ServerProcess, real_redis_available
 
 BACKENDS = ["fake", "real"]
 
@@ -24,6 +24,14 @@ def server(backend: str, request: pytest.FixtureRequest):
     yield proc
     err = proc.stop()
     assert "Traceback" not in err, err[-3000:]
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """A redis-server of the test's own (AOF on), which the test may stop and start again."""
+    store = RedisServer(tmp_path).start()
+    yield store
+    store.stop()
 
 
 @pytest.fixture(scope="module")
