@@ -20,7 +20,7 @@ from .legal import legal_actions
 from .record import Record, Step, digest, replay
 from .rules import PRESETS, Rules, make_rules, rules_catalog
 from .state import Choice, GameState, Pending
-from .view import SeatInfo, view_for
+from .view import SeatInfo, view_for, views_for
 
 __all__ = [
     "CARD_INFO",
@@ -56,4 +56,5 @@ __all__ = [
     "replay",
     "rules_catalog",
     "view_for",
+    "views_for",
 ]

@@ -142,10 +142,11 @@ def can_play_on(card: CardInfo, top: CardInfo, color: str) -> bool:
     return card.wild or card.color == color or (card.symbol is not None and card.symbol == top.symbol)
 
 
-#: ``PLAYABLE[(colour letter, top code)]``: every code :func:`can_play_on` accepts there. The
-#: hot paths (legal moves for every view, bots, simulations) test membership instead.
-PLAYABLE: dict[tuple[str, str], frozenset[str]] = {
-    (color, top): frozenset(c for c, info in CARD_INFO.items() if can_play_on(info, CARD_INFO[top], color))
+#: ``PLAYABLE[colour letter][top code]``: every code :func:`can_play_on` accepts there. The hot
+#: paths (legal moves for every view, bots, simulations) test membership instead; two plain
+#: lookups, as a tuple key would be built and hashed on every test.
+PLAYABLE: dict[str, dict[str, frozenset[str]]] = {
+    color: {top: frozenset(c for c, info in CARD_INFO.items() if can_play_on(info, CARD_INFO[top], color))
+            for top in CARD_INFO}
     for color in COLOR_LETTERS
-    for top in CARD_INFO
 }

@@ -64,6 +64,11 @@ MAX_SEATS = 20
 #: Why an action is refused: an error code and a message (raised as IllegalAction by verify_*).
 Refusal = tuple[ErrorCode, str]
 
+# Events (and the other small records below) are built with ``tuple.__new__`` on the hot paths:
+# a NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
+# builds a few of them.
+_new = tuple.__new__
+
 
 class Transition(NamedTuple):
     state: GameState
@@ -100,9 +105,9 @@ def new_game(players: Sequence[str], rules: Rules, seed: str, *, dealer: int | N
         turn=(dealer + 1) % n, dealer=dealer)
     events: list[Event] = []
     _flip_first_card(s, events, rng, now_ms)
-    events.insert(0, Event(EV_STARTED, {
-        "dealer": players[dealer], "top": s.discard[-1], "color": LETTER_TO_NAME[s.color]}))
-    return Transition(s, tuple(events))
+    events.insert(0, _new(Event, (EV_STARTED, {
+        "dealer": players[dealer], "top": s.discard[-1], "color": LETTER_TO_NAME[s.color]}, None, None)))
+    return _new(Transition, (s, tuple(events)))
 
 
 def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -> None:
@@ -129,18 +134,18 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
         return
     kind = top.kind
     if kind is K_SKIP:
-        events.append(Event(EV_SKIPPED, {"players": [s.players[first]]}))
+        events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[first]]}, None, None)))
         begin_turn(s, s.next_active(first), now_ms)
     elif kind is K_REVERSE:
         s.direction = -1
-        events.append(Event(EV_REVERSED, {"direction": -1}))
+        events.append(_new(Event, (EV_REVERSED, {"direction": -1}, None, None)))
         begin_turn(s, s.dealer, now_ms)
     elif kind is K_SKIP_ALL:
         begin_turn(s, s.dealer, now_ms)
     elif kind in (K_DRAW2, K_DRAW4):
         penalty_draw(s, events, first, top.draw, now_ms)
         if s.winner is None:
-            events.append(Event(EV_SKIPPED, {"players": [s.players[first]]}))
+            events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[first]]}, None, None)))
             begin_turn(s, s.next_active(first), now_ms)
 
 
@@ -157,29 +162,30 @@ def apply(state: GameState, player: str | None, action: Action, now_ms: int, *,
     """
     if state.winner is not None:
         raise IllegalAction(ErrorCode.GAME_OVER, "the round is over")
-    handler = _HANDLERS.get(action.kind)
+    kind = action.kind
+    handler = _HANDLERS.get(kind)
     if handler is None:
         raise IllegalAction(ErrorCode.BAD_MESSAGE, "not a game action")
     if player is None:
-        if action.kind not in _SYSTEM:
+        if kind not in _SYSTEM:
             raise IllegalAction(ErrorCode.NOT_A_PLAYER, "only players act")
         seat = -1
     else:
-        if action.kind in _SYSTEM:
+        if kind in _SYSTEM:
             raise IllegalAction(ErrorCode.BAD_MESSAGE, "players cannot send that")
-        found = state.seat_of(player)
-        if found is None:
-            raise IllegalAction(ErrorCode.NOT_A_PLAYER, "you are not playing this round")
-        if state.eliminated[found]:
+        try:
+            seat = state.players.index(player)
+        except ValueError:
+            raise IllegalAction(ErrorCode.NOT_A_PLAYER, "you are not playing this round") from None
+        if state.eliminated[seat]:
             raise IllegalAction(ErrorCode.ELIMINATED, "you are out of this round")
-        seat = found
     s = state if in_place else state.clone()
     events: list[Event] = []
     handler(s, events, seat, action, now_ms)
     s.moves += 1
     if s.winner is not None:
         _settle_end(s, events)
-    return Transition(s, tuple(events))
+    return _new(Transition, (s, tuple(events)))
 
 
 def _settle_end(s: GameState, events: list[Event]) -> None:
@@ -203,7 +209,8 @@ def _verify_turn(s: GameState, seat: int) -> None:
 
 
 def _do_play(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
-    _verify_turn(s, seat)
+    if s.pending is not None or s.turn != seat:
+        _verify_turn(s, seat)
     play_card(s, events, seat, verify_play(s, seat, action), now_ms)
 
 
@@ -216,7 +223,7 @@ def draw_refusal(s: GameState, seat: int) -> Refusal | None:
     if mode is DRAW_UNTIL_PLAYABLE:
         if s.drawn is not None:
             return (ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
-        if not PLAYABLE[s.color, s.discard[-1]].isdisjoint(s.hands[seat]):
+        if not PLAYABLE[s.color][s.discard[-1]].isdisjoint(s.hands[seat]):
             return (ErrorCode.DRAW_NOT_ALLOWED, "you have a playable card")
     elif mode is DRAW_ONE and s.drew:
         return (ErrorCode.DRAW_NOT_ALLOWED, "you already drew this turn")
@@ -226,7 +233,8 @@ def draw_refusal(s: GameState, seat: int) -> Refusal | None:
 
 
 def verify_draw(s: GameState, seat: int) -> None:
-    _verify_turn(s, seat)
+    if s.pending is not None or s.turn != seat:
+        _verify_turn(s, seat)
     refusal = draw_refusal(s, seat)
     if refusal is not None:
         raise IllegalAction(*refusal)
@@ -239,8 +247,8 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
     if s.stack_last:
         cards, busted = draw_cards(s, events, seat, s.stack_total)
         s.stack_total = s.stack_last = 0
-        events.append(Event(EV_TOOK_STACK, {"player": player, "count": len(cards)},
-                            player, {"cards": cards}))
+        events.append(_new(Event, (EV_TOOK_STACK, {"player": player, "count": len(cards)},
+                            player, {"cards": cards})))
         if busted:
             eliminate(s, events, seat, now_ms)
         elif s.winner is None:
@@ -249,7 +257,7 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
     mode = s.rules.draw
     cards, busted = draw_cards(s, events, seat, 1 << 30 if mode is DRAW_UNTIL_PLAYABLE else 1,
                                until_playable=True)
-    events.append(Event(EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
+    events.append(_new(Event, (EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards})))
     if busted:
         eliminate(s, events, seat, now_ms)
         return
@@ -271,7 +279,7 @@ def pass_refusal(s: GameState, seat: int) -> Refusal | None:
         return (ErrorCode.MUST_PLAY_DRAWN, "play the card you drew")
     if s.draw_pile or len(s.discard) > 1 or s.set_aside:
         return (ErrorCode.PASS_NOT_ALLOWED, "you can still draw")
-    if not PLAYABLE[s.color, s.discard[-1]].isdisjoint(s.hands[seat]):
+    if not PLAYABLE[s.color][s.discard[-1]].isdisjoint(s.hands[seat]):
         return (ErrorCode.PASS_NOT_ALLOWED, "you have a playable card")
     return None
 
@@ -285,7 +293,7 @@ def verify_pass(s: GameState, seat: int) -> None:
 
 def _do_pass(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
     verify_pass(s, seat)
-    events.append(Event(EV_PASSED, {"player": s.players[seat]}))
+    events.append(_new(Event, (EV_PASSED, {"player": s.players[seat]}, None, None)))
     s.passes += 1
     active = s.active_seats()
     if s.passes >= len(active):
@@ -305,25 +313,29 @@ def _do_choose(s: GameState, events: list[Event], seat: int, action: Action, now
         raise IllegalAction(ErrorCode.NO_CHOICE_PENDING, "nothing waits for your choice")
     choice = pending.choice
     own = "color" if choice is C_COLOR or choice is C_ROULETTE_COLOR else choice.value
-    for name in _CHOICE_FIELDS:
-        if name != own and getattr(action, name) is not None:  # refused with the choice's own code
-            raise IllegalAction(_CHOICE_CODES[own], f"a {choice.value} choice takes no {name}")
+    if action.color is not None or action.target is not None or action.top is not None:
+        for name in _CHOICE_FIELDS:  # a field of another choice: refused with the choice's own code
+            if name != own and getattr(action, name) is not None:
+                raise IllegalAction(_CHOICE_CODES[own], f"a {choice.value} choice takes no {name}")
     if choice is C_ROULETTE_COLOR:
         letter = NAME_TO_LETTER.get(action.color or "")
-        if letter is None or action.target is not None or action.top is not None:
+        if letter is None:
             raise IllegalAction(ErrorCode.BAD_COLOR, "name a colour: red, yellow, green or blue")
         s.pending = None
         roulette(s, events, seat, letter, pending.by, now_ms)
         return
-    play = Action(A_PLAY, pending.card, uno=pending.uno,
-                  color=action.color if choice is C_COLOR else None,
-                  target=action.target if choice is C_TARGET else None,
-                  top=action.top if choice is C_TOP else None)
-    missing = {C_COLOR: (play.color, ErrorCode.BAD_COLOR),
-               C_TARGET: (play.target, ErrorCode.BAD_TARGET),
-               C_TOP: (play.top, ErrorCode.BAD_TOP)}[choice]
-    if missing[0] is None:
-        raise IllegalAction(missing[1], f"choose a {choice.value}")
+    if choice is C_COLOR:
+        if action.color is None:
+            raise IllegalAction(ErrorCode.BAD_COLOR, "choose a color")
+        play = _new(Action, (A_PLAY, pending.card, action.color, None, None, pending.uno))
+    elif choice is C_TARGET:
+        if action.target is None:
+            raise IllegalAction(ErrorCode.BAD_TARGET, "choose a target")
+        play = _new(Action, (A_PLAY, pending.card, None, action.target, None, pending.uno))
+    else:
+        if action.top is None:
+            raise IllegalAction(ErrorCode.BAD_TOP, "choose a top")
+        play = _new(Action, (A_PLAY, pending.card, None, None, action.top, pending.uno))
     verified = verify_play(s, seat, play)
     s.pending = None
     play_card(s, events, seat, verified, now_ms)
@@ -336,7 +348,7 @@ def _do_cancel(s: GameState, events: list[Event], seat: int, action: Action, now
     if pending.choice is C_ROULETTE_COLOR:
         raise IllegalAction(ErrorCode.CANCEL_NOT_ALLOWED, "the roulette's colour must be named")
     s.pending = None
-    events.append(Event(EV_CANCELLED, {"player": s.players[seat]}))
+    events.append(_new(Event, (EV_CANCELLED, {"player": s.players[seat]}, None, None)))
 
 
 def _do_uno(s: GameState, events: list[Event], seat: int, action: Action, now_ms: int) -> None:
@@ -348,7 +360,7 @@ def _do_uno(s: GameState, events: list[Event], seat: int, action: Action, now_ms
     uno[seat] = True
     s.uno = uno
     s.exposed = [e for e in s.exposed if e[0] != seat]
-    events.append(Event(EV_UNO, {"player": s.players[seat]}))
+    events.append(_new(Event, (EV_UNO, {"player": s.players[seat]}, None, None)))
 
 
 def exposed_until(s: GameState, seat: int) -> int | None:
@@ -368,8 +380,8 @@ def _do_catch(s: GameState, events: list[Event], seat: int, action: Action, now_
     s.exposed = [e for e in s.exposed if e[0] != target]
     cards, busted = draw_cards(s, events, target, s.rules.uno_penalty)
     victim = s.players[target]
-    events.append(Event(EV_CAUGHT, {"player": victim, "by": s.players[seat], "count": len(cards)},
-                        victim, {"cards": cards}))
+    events.append(_new(Event, (EV_CAUGHT, {"player": victim, "by": s.players[seat], "count": len(cards)},
+                        victim, {"cards": cards})))
     if busted:
         eliminate(s, events, target, now_ms)
 
@@ -382,7 +394,7 @@ def _do_expire(s: GameState, events: list[Event], seat: int, action: Action, now
         raise IllegalAction(ErrorCode.TOO_EARLY, "no catch window has ended")
     s.exposed = [e for e in s.exposed if e[1] > now_ms]
     for who, _ in due:
-        events.append(Event(EV_WINDOW_CLOSED, {"player": s.players[who]}))
+        events.append(_new(Event, (EV_WINDOW_CLOSED, {"player": s.players[who]}, None, None)))
 
 
 def default_choice(s: GameState) -> Action:
@@ -421,7 +433,7 @@ def _do_timeout(s: GameState, events: list[Event], seat: int, action: Action, no
     if s.turn_deadline is None or now_ms < s.turn_deadline:
         raise IllegalAction(ErrorCode.TOO_EARLY, "the turn time has not run out")
     seat = s.pending.player if s.pending is not None else s.turn
-    events.append(Event(EV_TIMED_OUT, {"player": s.players[seat]}))
+    events.append(_new(Event, (EV_TIMED_OUT, {"player": s.players[seat]}, None, None)))
     from .autoplay import auto_action  # late import: autoplay builds on this module
 
     for _ in range(4 * s.deck_size + 8):  # each step ends the turn or draws a card

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from .actions import Action, ActionKind
 from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, PLAYABLE
-from .game import draw_refusal, pass_refusal
 from .plays import discard_set, stackable
 from .rules import DrawRule, Seven
 from .state import Choice, GameState
@@ -28,6 +27,7 @@ C_COLOR = Choice.COLOR
 C_ROULETTE_COLOR = Choice.ROULETTE_COLOR
 C_TARGET = Choice.TARGET
 DRAW_ONE = DrawRule.ONE
+DRAW_UNTIL_PLAYABLE = DrawRule.UNTIL_PLAYABLE
 SEVEN_MAY_SWAP = Seven.MAY_SWAP
 
 _DRAW = Action(A_DRAW)
@@ -45,8 +45,11 @@ def legal_actions(s: GameState, player: str, now_ms: int | None = None) -> list[
     """
     if s.winner is not None:
         return []
-    seat = s.seat_of(player)
-    if seat is None or s.eliminated[seat]:
+    try:
+        seat = s.players.index(player)
+    except ValueError:
+        return []
+    if s.eliminated[seat]:
         return []
     out: list[Action] = []
     if s.exposed:
@@ -65,11 +68,35 @@ def legal_actions(s: GameState, player: str, now_ms: int | None = None) -> list[
         return out
     if s.turn != seat:
         return out
-    out.extend(map(_PLAYS.__getitem__, playable_cards(s, seat)))
-    if draw_refusal(s, seat) is None:
+    if s.stack_last:  # answer the stack or take it (draw); never pass
+        out.extend([_PLAYS[c] for c in dict.fromkeys(filter(stackable(s).__contains__, hand))])
         out.append(_DRAW)
-    if not s.stack_last and pass_refusal(s, seat) is None:
+        return out
+    # The turn's plays, draw and pass in one pass over the state: the same tests as
+    # playable_cards, draw_refusal and pass_refusal (which ``apply`` uses to refuse), inlined
+    # because this runs before every move of every bot and simulation. The property tests hold
+    # the two to the same answers.
+    drawn = s.drawn
+    if s.drew and s.rules.draw is DRAW_ONE:  # drew this turn: play the drawn card or pass
+        if drawn is not None and drawn in PLAYABLE[s.color][s.discard[-1]]:
+            out.append(_PLAYS[drawn])
         out.append(_PASS)
+        return out
+    can_refill = s.draw_pile or len(s.discard) > 1 or s.set_aside
+    if drawn is not None:  # until_playable: the drawn card must be played
+        if drawn in PLAYABLE[s.color][s.discard[-1]]:
+            out.append(_PLAYS[drawn])
+        return out
+    # filter() with a C-level predicate: hands of 20+ cards are common in No Mercy
+    plays = [_PLAYS[c] for c in dict.fromkeys(filter(PLAYABLE[s.color][s.discard[-1]].__contains__, hand))]
+    if plays:
+        out.extend(plays)
+        if can_refill and s.rules.draw is not DRAW_UNTIL_PLAYABLE:
+            out.append(_DRAW)
+    elif can_refill:
+        out.append(_DRAW)
+    else:
+        out.append(_PASS)  # nothing to play and nothing to draw
     return out
 
 
@@ -81,11 +108,11 @@ def playable_cards(s: GameState, seat: int) -> list[str]:
     if s.stack_last:
         return list(dict.fromkeys(filter(stackable(s).__contains__, hand)))
     if s.drawn is not None:
-        return [s.drawn] if s.drawn in PLAYABLE[s.color, s.discard[-1]] else []
+        return [s.drawn] if s.drawn in PLAYABLE[s.color][s.discard[-1]] else []
     if s.drew and s.rules.draw is DRAW_ONE:
         return []
     # filter() with a C-level predicate: hands of 20+ cards are common in No Mercy
-    return list(dict.fromkeys(filter(PLAYABLE[s.color, s.discard[-1]].__contains__, hand)))
+    return list(dict.fromkeys(filter(PLAYABLE[s.color][s.discard[-1]].__contains__, hand)))
 
 
 def choice_actions(s: GameState) -> list[Action]:

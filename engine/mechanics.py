@@ -21,6 +21,11 @@ EV_ROUND_OVER = EventKind.ROUND_OVER
 
 ELIMINATION_BONUS = 250
 
+# Events (and the other small records below) are built with ``tuple.__new__`` on the hot paths:
+# a NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
+# builds a few of them.
+_new = tuple.__new__
+
 
 def begin_turn(s: GameState, seat: int, now_ms: int) -> None:
     """``seat`` starts a turn: per-turn draw state clears and the turn timer restarts."""
@@ -61,7 +66,7 @@ def reshuffle(s: GameState, events: list[Event]) -> bool:
     rng.shuffle(material)
     s.rng_counter = rng.counter
     s.draw_pile = material + s.draw_pile
-    events.append(Event(EV_RESHUFFLED, {"count": len(material)}))
+    events.append(_new(Event, (EV_RESHUFFLED, {"count": len(material)}, None, None)))
     return True
 
 
@@ -98,6 +103,8 @@ def draw_cards(s: GameState, events: list[Event], seat: int, count: int,
     hand = s.hands[seat] = s.hands[seat][:]
     limit = s.rules.mercy_limit
     pile = s.draw_pile = s.draw_pile[:]
+    # a rebuild of the pile keeps the top card, so what is playable stays the same all along
+    playable = PLAYABLE[s.color][s.discard[-1]] if until_playable else None
     drawn: list[str] = []
     busted = False
     while len(drawn) < count:
@@ -112,19 +119,18 @@ def draw_cards(s: GameState, events: list[Event], seat: int, count: int,
             busted = True
             break
         if until_color is not None:
-            info = CARD_INFO[card]
-            if info.color == until_color:
+            if CARD_INFO[card].color == until_color:
                 break
-        elif until_playable and is_playable(s, card):
+        elif playable is not None and card in playable:
             break
-    if drawn:
+    if drawn and (s.uno[seat] or s.exposed):
         hand_changed(s, seat)
     return drawn, busted
 
 
 def is_playable(s: GameState, card: str) -> bool:
     """Playable on the current top and colour with no stack aimed at the player."""
-    return card in PLAYABLE[s.color, s.discard[-1]]
+    return card in PLAYABLE[s.color][s.discard[-1]]
 
 
 def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None:
@@ -136,7 +142,7 @@ def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None
     s.set_aside = s.set_aside + s.hands[seat]
     s.hands[seat] = []
     hand_changed(s, seat)
-    events.append(Event(EV_ELIMINATED, {"player": s.players[seat]}))
+    events.append(_new(Event, (EV_ELIMINATED, {"player": s.players[seat]}, None, None)))
     active = s.active_seats()
     if len(active) == 1:
         end_round(s, events, active[0], "last_standing")
@@ -170,11 +176,11 @@ def end_round(s: GameState, events: list[Event], winner: int, reason: str) -> No
         scores[winner] += points
         s.scores = scores
     s.points = points
-    events.append(Event(EV_ROUND_OVER, {
+    events.append(_new(Event, (EV_ROUND_OVER, {
         "winner": s.players[winner], "points": points,
-        "scores": dict(zip(s.players, s.scores, strict=True)), "reason": reason}))
+        "scores": dict(zip(s.players, s.scores, strict=True)), "reason": reason}, None, None)))
     if s.rules.scoring and s.scores[winner] >= s.rules.target_score:
-        events.append(Event(EV_MATCH_OVER, {"winner": s.players[winner]}))
+        events.append(_new(Event, (EV_MATCH_OVER, {"winner": s.players[winner]}, None, None)))
 
 
 def match_won(s: GameState) -> bool:

@@ -52,6 +52,11 @@ STACKING_OFF = Stacking.OFF
 STACKING_WILD_ANY = Stacking.WILD_ANY
 ZERO_PASS = Zero.PASS
 
+# Events (and the other small records below) are built with ``tuple.__new__`` on the hot paths:
+# a NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
+# builds a few of them.
+_new = tuple.__new__
+
 
 class Play(NamedTuple):
     """A verified play: the choices it carries, in engine terms (colour letter, seat)."""
@@ -98,7 +103,7 @@ def can_play(s: GameState, card: str) -> bool:
         return card in _STACKABLE[s.rules.stacking, s.stack_last]
     if s.drawn is not None and card != s.drawn:
         return False
-    return card in PLAYABLE[s.color, s.discard[-1]]
+    return card in PLAYABLE[s.color][s.discard[-1]]
 
 
 def discard_set(hand: list[str], card: str, info: CardInfo) -> list[str]:
@@ -149,7 +154,7 @@ def verify_play(s: GameState, seat: int, action: Action) -> Play:
     else:
         if s.drawn is not None and card != s.drawn:
             raise IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "you may only play the card you drew")
-        if card not in PLAYABLE[s.color, s.discard[-1]]:
+        if card not in PLAYABLE[s.color][s.discard[-1]]:
             raise IllegalAction(ErrorCode.ILLEGAL_CARD, "that card does not match colour, number or symbol")
     rules = s.rules
     last = len(hand) == 1
@@ -187,20 +192,20 @@ def verify_play(s: GameState, seat: int, action: Action) -> Play:
         raise IllegalAction(ErrorCode.BAD_TOP, "this card takes no top")
     if last:
         needs = None  # a last card wins at once: no effect, no choice, no pause
-    return Play(card, info, color, target, top, action.uno, needs)
+    return _new(Play, (card, info, color, target, top, action.uno, needs))
 
 
 def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> None:
     """Pause on a missing choice, or put the card down and apply it."""
     if p.needs is not None:
-        s.pending = Pending(seat, p.needs, p.card, p.uno)
+        s.pending = _new(Pending, (seat, p.needs, p.card, p.uno, -1))
         return
     hand = s.hands[seat] = s.hands[seat][:]
     player = s.players[seat]
     info = p.info
     hand.remove(p.card)
     s.passes = 0
-    events.append(Event(EV_PLAYED, {"player": player, "card": p.card}))
+    events.append(_new(Event, (EV_PLAYED, {"player": player, "card": p.card}, None, None)))
     if info.kind is K_DISCARD_ALL:
         extras = [c for c in hand if CARD_INFO[c].color == info.color]
         if extras:
@@ -213,19 +218,20 @@ def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int
             else:
                 pile = [*extras, p.card]
             s.discard = s.discard + pile
-            events.append(Event(EV_DISCARDED, {"player": player, "cards": extras}))
+            events.append(_new(Event, (EV_DISCARDED, {"player": player, "cards": extras}, None, None)))
         else:
             s.discard = [*s.discard, p.card]
     else:
         s.discard = [*s.discard, p.card]
-    hand_changed(s, seat)
+    if s.uno[seat] or s.exposed:
+        hand_changed(s, seat)
     if not hand:
         end_round(s, events, seat, "out")
         return
     if info.wild:
         if p.color is not None:
             s.color = p.color
-            events.append(Event(EV_COLOR, {"player": player, "color": _NAMES[p.color]}))
+            events.append(_new(Event, (EV_COLOR, {"player": player, "color": _NAMES[p.color]}, None, None)))
     else:
         s.color = info.color
     hands_move = _apply_effect(s, events, seat, p, now_ms)
@@ -244,10 +250,10 @@ def _one_card_left(s: GameState, events: list[Event], seat: int, called: bool, n
         uno = s.uno[:]
         uno[seat] = True
         s.uno = uno
-        events.append(Event(EV_UNO, {"player": player}))
+        events.append(_new(Event, (EV_UNO, {"player": player}, None, None)))
     else:
         s.exposed = [*s.exposed, (seat, now_ms + s.rules.catch_window_s * 1000)]
-        events.append(Event(EV_EXPOSED, {"player": player}))
+        events.append(_new(Event, (EV_EXPOSED, {"player": player}, None, None)))
 
 
 def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> bool:
@@ -265,18 +271,18 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
         return moved
     if kind is K_SKIP:
         skipped = s.next_active(seat)
-        events.append(Event(EV_SKIPPED, {"players": [s.players[skipped]]}))
+        events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[skipped]]}, None, None)))
         begin_turn(s, s.next_active(skipped), now_ms)
     elif kind is K_SKIP_ALL:
         others = [s.players[i] for i in s.active_seats() if i != seat]
-        events.append(Event(EV_SKIPPED, {"players": others}))
+        events.append(_new(Event, (EV_SKIPPED, {"players": others}, None, None)))
         begin_turn(s, seat, now_ms)
     elif kind is K_REVERSE:
         s.direction = -s.direction
-        events.append(Event(EV_REVERSED, {"direction": s.direction}))
+        events.append(_new(Event, (EV_REVERSED, {"direction": s.direction}, None, None)))
         if s.active_count() == 2:
             other = s.next_active(seat)
-            events.append(Event(EV_SKIPPED, {"players": [s.players[other]]}))
+            events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[other]]}, None, None)))
             begin_turn(s, seat, now_ms)
         else:
             begin_turn(s, s.next_active(seat), now_ms)
@@ -286,7 +292,7 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
         target = s.next_active(seat)
         if rules.roulette_chooser is ROULETTE_BY_TARGET:
             begin_turn(s, target, now_ms)
-            s.pending = Pending(target, C_ROULETTE_COLOR, p.card, False, seat)
+            s.pending = _new(Pending, (target, C_ROULETTE_COLOR, p.card, False, seat))
         else:
             assert p.color is not None
             roulette(s, events, target, p.color, seat, now_ms)
@@ -299,7 +305,7 @@ def _draw_card_effect(s: GameState, events: list[Event], seat: int, p: Play, now
     value = p.info.draw
     if p.info.kind is K_REVERSE4:
         s.direction = -s.direction
-        events.append(Event(EV_REVERSED, {"direction": s.direction}))
+        events.append(_new(Event, (EV_REVERSED, {"direction": s.direction}, None, None)))
         if (s.active_count() == 2
                 and s.rules.reverse4_two_players is R4_SELF):
             target = seat
@@ -310,7 +316,7 @@ def _draw_card_effect(s: GameState, events: list[Event], seat: int, p: Play, now
     if s.rules.stacking is STACKING_OFF:
         penalty_draw(s, events, target, value, now_ms)
         if s.winner is None:
-            events.append(Event(EV_SKIPPED, {"players": [s.players[target]]}))
+            events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[target]]}, None, None)))
             begin_turn(s, s.next_active(target), now_ms)
         return
     s.stack_total += value
@@ -322,7 +328,7 @@ def penalty_draw(s: GameState, events: list[Event], seat: int, count: int, now_m
     """``seat`` draws ``count`` (announced as ``drew``), eliminated if the mercy limit is hit."""
     cards, busted = draw_cards(s, events, seat, count)
     player = s.players[seat]
-    events.append(Event(EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards}))
+    events.append(_new(Event, (EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards})))
     if busted:
         eliminate(s, events, seat, now_ms)
     return cards
@@ -333,8 +339,8 @@ def roulette(s: GameState, events: list[Event], target: int, color: str, by: int
     (wilds never count); the colour becomes current and the target loses their turn."""
     cards, busted = draw_cards(s, events, target, 1 << 30, until_color=color)
     s.color = color
-    events.append(Event(EV_ROULETTE, {
-        "player": s.players[target], "by": s.players[by], "color": _NAMES[color], "cards": cards}))
+    events.append(_new(Event, (EV_ROULETTE, {"player": s.players[target], "by": s.players[by],
+                                             "color": _NAMES[color], "cards": cards}, None, None)))
     if busted:
         eliminate(s, events, target, now_ms)
         if s.winner is not None:
@@ -348,7 +354,7 @@ def _swap(s: GameState, events: list[Event], seat: int, target: int | None) -> b
     s.hands[seat], s.hands[target] = s.hands[target], s.hands[seat]
     hand_changed(s, seat)
     hand_changed(s, target)
-    events.append(Event(EV_SWAPPED, {"a": s.players[seat], "b": s.players[target]}))
+    events.append(_new(Event, (EV_SWAPPED, {"a": s.players[seat], "b": s.players[target]}, None, None)))
     return True
 
 
@@ -361,4 +367,4 @@ def _pass_hands(s: GameState, events: list[Event]) -> None:
     for k, seat in enumerate(active):
         s.hands[seat] = moved[k - 1]
         hand_changed(s, seat)
-    events.append(Event(EV_PASSED_HANDS, {"direction": s.direction}))
+    events.append(_new(Event, (EV_PASSED_HANDS, {"direction": s.direction}, None, None)))

@@ -59,13 +59,25 @@ class Rng:
                 return w % n
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher-Yates, in place (``below`` inlined: a deal shuffles every card)."""
-        word = self.word
+        """Fisher-Yates, in place, with :meth:`below`'s rejection sampling; the words are read
+        straight from the blocks (a deal shuffles every card: no method call per word). The
+        sequence is exactly what ``word`` would give."""
+        seed = self.seed
+        index, offset = divmod(self.counter, _WORDS_PER_BLOCK)
+        block = self._cache if index == self._cache_index else _block(seed, index)
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
             limit = _MASK32 - (_MASK32 % n)
-            w = word()
-            while w >= limit:
-                w = word()
+            while True:
+                if offset == _WORDS_PER_BLOCK:
+                    index += 1
+                    offset = 0
+                    block = _block(seed, index)
+                w = block[offset]
+                offset += 1
+                if w < limit:
+                    break
             j = w % n
             items[i], items[j] = items[j], items[i]
+        self.counter = index * _WORDS_PER_BLOCK + offset
+        self._cache, self._cache_index = block, index

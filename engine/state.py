@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from .rules import Rules, rules_from_wire
 
@@ -30,8 +30,7 @@ class Choice(StrEnum):
     ROULETTE_COLOR = "roulette_color"
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
+class Pending(NamedTuple):
     """A play paused for one player's choice.
 
     For ``color``/``target``/``top`` the card is still in the chooser's hand and ``uno`` is what

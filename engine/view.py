@@ -9,7 +9,7 @@ viewer must or may play), both only in the viewer's own copy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from .actions import ActionKind
@@ -35,9 +35,41 @@ class SeatInfo(NamedTuple):
 def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | None = None,
              now_ms: int | None = None) -> dict[str, Any]:
     """What ``player`` (``None``: a spectator) may see of ``s``."""
-    ids = s.players
+    players, game = _public(s, table)
     seat = s.seat_of(player) if player is not None else None
-    # comprehensions over zip(): the server builds a view per seat per action, bots one per move
+    if seat is not None:
+        _add_own(s, game, seat, now_ms)
+        return {"players": players, "hand": list(s.hands[seat]), "game": game}
+    return {"players": players, "hand": [], "game": game}
+
+
+def views_for(s: GameState, viewers: Iterable[str | None], table: Mapping[str, SeatInfo] | None = None,
+              now_ms: int | None = None) -> dict[str | None, dict[str, Any]]:
+    """``view_for`` of each viewer, equal to it, built for a whole table at once.
+
+    The public part is built once and shared: every view holds the same ``players`` list and
+    the same values inside ``game``, and only a seat's own parts (``hand``, ``game.legal``,
+    ``game.drawn``, ``game.pending.card``) are its own. Readers must treat views as read-only;
+    the server's differ uses the sharing to diff a public part once per fan-out."""
+    players, game = _public(s, table)
+    spectator = {"players": players, "hand": [], "game": game}
+    out: dict[str | None, dict[str, Any]] = {}
+    for viewer in viewers:
+        seat = s.seat_of(viewer) if viewer is not None else None
+        if seat is None:
+            out[viewer] = spectator
+            continue
+        own = dict(game)
+        _add_own(s, own, seat, now_ms)
+        out[viewer] = {"players": players, "hand": list(s.hands[seat]), "game": own}
+    return out
+
+
+def _public(s: GameState, table: Mapping[str, SeatInfo] | None
+            ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The ``players`` and ``game`` parts every viewer may see (a spectator's whole view)."""
+    ids = s.players
+    # comprehensions over zip(): the server builds views on every action, bots one per move
     if table is None:
         players = [{"id": pid, "name": pid, "bot": False, "connected": True, "cards": len(hand),
                     "eliminated": out, "uno": uno, "score": score}
@@ -52,12 +84,6 @@ def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | N
     winner = s.winner
     over = winner is not None
     pending = s.pending
-    if pending is not None:
-        pend: dict[str, Any] | None = {"player": ids[pending.player], "choice": pending.choice.value}
-        if seat == pending.player:
-            pend["card"] = pending.card  # type: ignore[index]
-    else:
-        pend = None
     game: dict[str, Any] = {
         "top": s.discard[-1],
         "color": LETTER_TO_NAME[s.color],
@@ -66,7 +92,8 @@ def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | N
         "turn_deadline": s.turn_deadline,
         "stack": {"total": s.stack_total, "last": s.stack_last, "target": ids[s.turn]}
         if s.stack_last else None,
-        "pending": pend,
+        "pending": None if pending is None else {"player": ids[pending.player],
+                                                 "choice": pending.choice.value},
         "draw_pile": len(s.draw_pile),
         "discard_pile": len(s.discard),
         "set_aside": len(s.set_aside),
@@ -79,12 +106,18 @@ def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | N
                             for pid, h, out in zip(ids, s.hands, s.eliminated, strict=True) if not out}
         game["points"] = s.points
         game["reason"] = s.end_reason
-    if seat is None:
-        return {"players": players, "hand": [], "game": game}
-    game["legal"] = _legal_hint(s, ids[seat], now_ms)
-    if s.turn == seat and s.drawn is not None and not over:
+    return players, game
+
+
+def _add_own(s: GameState, game: dict[str, Any], seat: int, now_ms: int | None) -> None:
+    """A seated viewer's own parts of ``game``: what they may do, the card they drew, the card
+    their pending choice is about (a new ``pending`` dict: the public one may be shared)."""
+    pending = s.pending
+    if pending is not None and pending.player == seat:
+        game["pending"] = {**game["pending"], "card": pending.card}
+    game["legal"] = _legal_hint(s, s.players[seat], now_ms)
+    if s.turn == seat and s.drawn is not None and s.winner is None:
         game["drawn"] = s.drawn
-    return {"players": players, "hand": list(s.hands[seat]), "game": game}
 
 
 def _legal_hint(s: GameState, player: str, now_ms: int | None) -> dict[str, Any]:

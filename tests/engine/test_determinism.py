@@ -144,6 +144,24 @@ def test_rng_below_and_shuffle_are_golden() -> None:
     assert r.counter == 11
 
 
+def test_shuffle_reads_the_same_words_as_below_from_any_counter() -> None:
+    """``shuffle`` reads words straight from the blocks; it must be Fisher-Yates over ``below``,
+    from any counter (mid-block, on a boundary, after ``word`` filled the cache)."""
+    for counter in (0, 1, 7, 8, 9, 15, 16, 1001):
+        for size in (0, 1, 2, 9, 168):
+            fast, slow = Rng("blocks", counter), Rng("blocks", counter)
+            if counter % 3 == 0:  # a cached block from an earlier word
+                fast.word()
+                slow.word()
+            items, expected = list(range(size)), list(range(size))
+            fast.shuffle(items)
+            for i in range(size - 1, 0, -1):
+                j = slow.below(i + 1)
+                expected[i], expected[j] = expected[j], expected[i]
+            assert items == expected and fast.counter == slow.counter
+            assert fast.word() == slow.word()
+
+
 def test_below_is_uniform_enough() -> None:
     r = Rng("uniform", 0)
     counts = [0] * 7
