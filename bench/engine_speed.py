@@ -11,7 +11,9 @@ second. Modes:
 - ``apply+view``: ``apply`` plus ``view_for`` of the next player to act (what rlcard's ``step``
   also does: it builds the next player's state).
 
-Rounds are interleaved and medians reported, as this machine's speed wanders between runs.
+This machine's speed wanders by tens of percent from one second to the next, so the modes and
+rlcard take turns a few games at a time (``--chunk``) and each ratio compares the same moments;
+the median over ``--rounds`` is reported.
 """
 
 from __future__ import annotations
@@ -34,24 +36,80 @@ def _actor(s) -> str:
     return s.players[s.pending.player if s.pending is not None else s.turn]
 
 
-def play_games(games: int, seed: int, mode: str = "apply") -> tuple[float, int]:
-    """Seconds spent and actions taken playing ``games`` random games."""
-    rules = make_rules({"turn_timer_s": 0})
-    rng = random.Random(seed)
-    choice = rng.choice
-    in_place = mode == "in_place"
-    with_view = mode == "apply+view"
-    actions = 0
-    start = time.perf_counter()
-    for g in range(games):
-        s = new_game(PLAYERS, rules, f"bench-{seed}-{g}").state
-        while s.winner is None:
-            actor = _actor(s)
-            s = apply(s, actor, choice(legal_actions(s, actor)), 0, in_place=in_place).state
-            actions += 1
-            if with_view and s.winner is None:
-                view_for(s, _actor(s))
-    return time.perf_counter() - start, actions
+class EngineRun:
+    """Random games of one mode, played a few at a time (see :func:`interleaved`)."""
+
+    def __init__(self, mode: str, seed: int) -> None:
+        self.mode = mode
+        self.seed = seed
+        self.rules = make_rules({"turn_timer_s": 0})
+        self.choice = random.Random(seed).choice
+        self.games = 0
+
+    def play(self, games: int) -> tuple[float, int]:
+        """Seconds spent and actions taken playing the next ``games`` games."""
+        choice, rules = self.choice, self.rules
+        in_place = self.mode == "in_place"
+        with_view = self.mode == "apply+view"
+        actions = 0
+        start = time.perf_counter()
+        for g in range(self.games, self.games + games):
+            s = new_game(PLAYERS, rules, f"bench-{self.seed}-{g}").state
+            while s.winner is None:
+                actor = _actor(s)
+                s = apply(s, actor, choice(legal_actions(s, actor)), 0, in_place=in_place).state
+                actions += 1
+                if with_view and s.winner is None:
+                    view_for(s, _actor(s))
+        self.games += games
+        return time.perf_counter() - start, actions
+
+
+class RlcardRun:
+    """Random 4-player games of rlcard's UNO (random legal actions), a few at a time."""
+
+    def __init__(self, seed: int) -> None:
+        import numpy as np
+        from rlcard.games.uno.game import UnoGame
+
+        self.game = UnoGame(num_players=4)
+        self.game.np_random = np.random.RandomState(seed)
+        self.choice = random.Random(seed).choice
+
+    def play(self, games: int) -> tuple[float, int]:
+        game, choice = self.game, self.choice
+        actions = 0
+        start = time.perf_counter()
+        for _ in range(games):
+            state, _ = game.init_game()
+            while not game.is_over():
+                state, _ = game.step(choice(state["legal_actions"]))
+                actions += 1
+        return time.perf_counter() - start, actions
+
+
+def have_rlcard() -> bool:
+    try:
+        import numpy  # noqa: F401
+        import rlcard.games.uno.game  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def interleaved(runs: dict[str, EngineRun | RlcardRun], games: int, chunk: int
+                ) -> dict[str, tuple[float, int]]:
+    """Play ``games`` games of every run, ``chunk`` games of each in turn (the order rotating),
+    and total the seconds and actions: every mode meets the same moments of a machine whose
+    speed wanders by tens of percent from one second to the next."""
+    totals = {name: (0.0, 0) for name in runs}
+    names = list(runs)
+    for k, done in enumerate(range(0, games, chunk)):
+        n = min(chunk, games - done)
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            t, a = runs[name].play(n)
+            totals[name] = (totals[name][0] + t, totals[name][1] + a)
+    return totals
 
 
 def apply_latency_us(games: int, seed: int) -> list[float]:
@@ -71,26 +129,6 @@ def apply_latency_us(games: int, seed: int) -> list[float]:
     return out
 
 
-def rlcard_games(games: int, seed: int) -> tuple[float, int] | None:
-    """Seconds and actions for ``games`` random 4-player games of rlcard's UNO, or None."""
-    try:
-        import numpy as np
-        from rlcard.games.uno.game import UnoGame
-    except ImportError:
-        return None
-    game = UnoGame(num_players=4)
-    game.np_random = np.random.RandomState(seed)
-    rng = random.Random(seed)
-    actions = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        state, _ = game.init_game()
-        while not game.is_over():
-            state, _ = game.step(rng.choice(state["legal_actions"]))
-            actions += 1
-    return time.perf_counter() - start, actions
-
-
 def _median_rate(runs: list[tuple[float, int]]) -> tuple[float, float, float]:
     """Median games/s, actions/s and mean actions/game over runs of equal game counts."""
     return (statistics.median(1 / t for t, _ in runs),
@@ -102,28 +140,28 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000, help="games per round and mode")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--chunk", type=int, default=5, help="games of one mode before the next")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
 
     modes = ("apply", "in_place", "apply+view")
+    rlcard = have_rlcard()
     results: dict[str, list[tuple[float, int]]] = {m: [] for m in (*modes, "rlcard")}
-    have_rlcard = True
     for r in range(args.rounds):
-        for mode in modes:
-            results[mode].append(play_games(args.games, args.seed + r, mode))
-        rl = rlcard_games(args.games, args.seed + r) if have_rlcard else None
-        if rl is None:
-            have_rlcard = False
-        else:
-            results["rlcard"].append(rl)
+        runs: dict[str, EngineRun | RlcardRun] = {m: EngineRun(m, args.seed + r) for m in modes}
+        if rlcard:
+            runs["rlcard"] = RlcardRun(args.seed + r)
+        for name, total in interleaved(runs, args.games, args.chunk).items():
+            results[name].append(total)
 
-    print(f"bench.engine_speed: {args.games} games x {args.rounds} rounds, 4 players, mercyless preset")
+    print(f"bench.engine_speed: {args.games} games x {args.rounds} rounds, 4 players, mercyless preset, "
+          f"modes interleaved {args.chunk} games at a time")
     rates: dict[str, float] = {}
-    for mode, runs in results.items():
-        if not runs:
+    for mode, runs_of_mode in results.items():
+        if not runs_of_mode:
             continue
-        runs = [(t / args.games, a / args.games) for t, a in runs]  # per game
-        gps, aps, apg = _median_rate(runs)
+        per_game = [(t / args.games, a / args.games) for t, a in runs_of_mode]
+        gps, aps, apg = _median_rate(per_game)
         rates[mode] = aps
         label = "rlcard UNO (classic)" if mode == "rlcard" else f"mercyless [{mode}]"
         print(f"{label:<28} {gps:9.0f} games/s {aps:10.0f} actions/s {apg:7.1f} actions/game")
