@@ -14,7 +14,16 @@ from .actions import Action, ActionKind
 from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, NAME_TO_LETTER, PLAYABLE, Kind, build_deck
 from .errors import ErrorCode, IllegalAction
 from .events import Event, EventKind
-from .mechanics import begin_turn, draw_cards, eliminate, end_round, fewest_cards, hand_changed, is_playable
+from .mechanics import (
+    begin_next_turn,
+    begin_turn,
+    draw_cards,
+    eliminate,
+    end_round,
+    fewest_cards,
+    hand_changed,
+    is_playable,
+)
 from .plays import penalty_draw, play_card, roulette, verify_play, verify_target
 from .rng import Rng
 from .rules import DrawRule, FirstCard, Rules
@@ -135,7 +144,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
     kind = top.kind
     if kind is K_SKIP:
         events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[first]]}, None, None)))
-        begin_turn(s, s.next_active(first), now_ms)
+        begin_next_turn(s, first, now_ms)
     elif kind is K_REVERSE:
         s.direction = -1
         events.append(_new(Event, (EV_REVERSED, {"direction": -1}, None, None)))
@@ -146,7 +155,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
         penalty_draw(s, events, first, top.draw, now_ms)
         if s.winner is None:
             events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[first]]}, None, None)))
-            begin_turn(s, s.next_active(first), now_ms)
+            begin_next_turn(s, first, now_ms)
 
 
 # -- applying actions -------------------------------------------------------------------------
@@ -252,7 +261,7 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
         if busted:
             eliminate(s, events, seat, now_ms)
         elif s.winner is None:
-            begin_turn(s, s.next_active(seat), now_ms)
+            begin_next_turn(s, seat, now_ms)
         return
     mode = s.rules.draw
     cards, busted = draw_cards(s, events, seat, 1 << 30 if mode is DRAW_UNTIL_PLAYABLE else 1,
@@ -300,7 +309,7 @@ def _do_pass(s: GameState, events: list[Event], seat: int, action: Action, now_m
         # every active player passed in a row: fewest cards wins, ties from the last passer on
         end_round(s, events, fewest_cards(s, seat), "deadlock")
         return
-    begin_turn(s, s.next_active(seat), now_ms)
+    begin_next_turn(s, seat, now_ms)
 
 
 _CHOICE_FIELDS = ("color", "target", "top")

@@ -69,7 +69,7 @@ def legal_actions(s: GameState, player: str, now_ms: int | None = None) -> list[
     if s.turn != seat:
         return out
     if s.stack_last:  # answer the stack or take it (draw); never pass
-        out.extend([_PLAYS[c] for c in dict.fromkeys(filter(stackable(s).__contains__, hand))])
+        out.extend(map(_PLAYS.__getitem__, dict.fromkeys(filter(stackable(s).__contains__, hand))))
         out.append(_DRAW)
         return out
     # The turn's plays, draw and pass in one pass over the state: the same tests as
@@ -88,9 +88,10 @@ def legal_actions(s: GameState, player: str, now_ms: int | None = None) -> list[
             out.append(_PLAYS[drawn])
         return out
     # filter() with a C-level predicate: hands of 20+ cards are common in No Mercy
-    plays = [_PLAYS[c] for c in dict.fromkeys(filter(PLAYABLE[s.color][s.discard[-1]].__contains__, hand))]
-    if plays:
-        out.extend(plays)
+    before = len(out)
+    playable = PLAYABLE[s.color][s.discard[-1]]
+    out.extend(map(_PLAYS.__getitem__, dict.fromkeys(filter(playable.__contains__, hand))))
+    if len(out) > before:
         if can_refill and s.rules.draw is not DRAW_UNTIL_PLAYABLE:
             out.append(_DRAW)
     elif can_refill:

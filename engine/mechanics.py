@@ -36,6 +36,22 @@ def begin_turn(s: GameState, seat: int, now_ms: int) -> None:
     s.turn_deadline = now_ms + timer * 1000 if timer else None
 
 
+def begin_next_turn(s: GameState, seat: int, now_ms: int) -> None:
+    """The next active seat after ``seat`` starts a turn (``begin_turn`` at ``next_active``,
+    in one call: nearly every move ends this way)."""
+    n = len(s.players)
+    step = s.direction
+    out = s.eliminated
+    nxt = (seat + step) % n
+    while out[nxt] and nxt != seat:
+        nxt = (nxt + step) % n
+    s.turn = nxt
+    s.drew = False
+    s.drawn = None
+    timer = s.rules.turn_timer_s
+    s.turn_deadline = now_ms + timer * 1000 if timer else None
+
+
 def hand_changed(s: GameState, seat: int) -> None:
     """rules.md "UNO and Catch": the UNO flag resets and a catch window closes whenever the
     hand size changes."""
@@ -152,7 +168,7 @@ def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None
     if s.turn == seat:
         s.stack_total = s.stack_last = 0
         s.pending = None
-        begin_turn(s, s.next_active(seat), now_ms)
+        begin_next_turn(s, seat, now_ms)
 
 
 def end_round(s: GameState, events: list[Event], winner: int, reason: str) -> None:
