@@ -1,0 +1,47 @@
+"""engine.views_for: a whole table's views at once, each equal to view_for, public parts shared."""
+
+from __future__ import annotations
+
+import random
+
+from engine import SeatInfo, apply, legal_actions, make_rules, new_game, view_for, views_for
+
+
+def _play(seed: int, n: int, rules_options: dict):
+    rules = make_rules({"turn_timer_s": 30, **rules_options})
+    players = tuple(f"p{i}" for i in range(n))
+    s = new_game(players, rules, f"views-{seed}").state
+    rng = random.Random(seed)
+    now = 0
+    yield s
+    while s.winner is None:
+        now += 700
+        movers = [(p, a) for p in players for a in legal_actions(s, p, now)]
+        player, action = rng.choice(movers)
+        s = apply(s, player, action, now).state
+        yield s
+
+
+def test_each_view_of_a_table_equals_view_for_and_only_own_parts_differ():
+    checked = pending_seen = 0
+    for seed, n, options in ((1, 4, {}), (2, 2, {"seven": "may_swap"}), (3, 6, {"discard_all_top": "choose"}),
+                             (4, 3, {"roulette_chooser": "target"}), (5, 10, {"draw": "one"})):
+        table = {f"p{i}": SeatInfo(f"Name {i}", bot=i % 2 == 1, connected=i != 2) for i in range(n)}
+        viewers = [*table, None, "someone-else"]
+        for s in _play(seed, n, options):
+            now = 1000 * s.moves
+            views = views_for(s, viewers, table, now)
+            for v in viewers:
+                assert views[v] == view_for(s, v, table, now)
+            first, second = views["p0"], views["p1"]
+            assert first["players"] is second["players"] is views[None]["players"]
+            assert views[None] is views["someone-else"]
+            shared = [k for k in first["game"] if k not in ("legal", "drawn", "pending")]
+            assert all(first["game"][k] is views[None]["game"][k] for k in shared)
+            if s.pending is not None:
+                pending_seen += 1
+                chooser = s.players[s.pending.player]
+                assert "card" in views[chooser]["game"]["pending"]
+                assert all("card" not in views[v]["game"]["pending"] for v in viewers if v != chooser)
+            checked += 1
+    assert checked > 300 and pending_seen > 10
