@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from redis.exceptions import RedisError
 
-from engine import Event, SeatInfo, autoplay
+from engine import Event, autoplay
 
 from . import bots, logic
-from .diff import diff
+from .diff import DiffMemo, diff
 from .protocol import Err, dumps
-from .room import Loaded, Room, room_part, room_view
+from .room import Loaded, Room, room_view, room_views
 from .store import Duplicate, Stale
 
 if TYPE_CHECKING:
@@ -286,10 +286,9 @@ class RoomActor:
         if not conns:
             return
         room = loaded.room
-        part = room_part(room)
-        table = room.table()
         members = {s.id for s in room.seats} | {s.id for s in room.spectators}
         elsewhere = room.held_elsewhere(self.hub.origin)
+        targets: list[Connection] = []
         for conn in list(conns.values()):
             if conn.player not in members:  # removed by the host, or left
                 conn.close(4401)
@@ -299,20 +298,35 @@ class RoomActor:
                 continue
             if behind_only and conn.view is not None and conn.version >= room.version:
                 continue
-            self.send_update(conn, loaded, events, now, part, table)
+            targets.append(conn)
+        if not targets:
+            return
+        # every view shares its public parts, and the differ remembers what it found for a
+        # shared pair of old and new parts: the public part is diffed once per fan-out
+        views = room_views(loaded, [conn.player for conn in targets], now)
+        memo: DiffMemo = {}
+        wire: dict[str | None, list[dict[str, Any]]] = {}
+        for conn in targets:
+            self.send_update(conn, loaded, events, now, views[conn.player], memo, wire)
 
     def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
-                    part: dict[str, Any] | None = None,
-                    table: dict[str, SeatInfo] | None = None) -> None:
+                    view: dict[str, Any], memo: DiffMemo | None = None,
+                    wire: dict[str | None, list[dict[str, Any]]] | None = None) -> None:
         room = loaded.room
-        view = room_view(loaded, conn.player, now, part, table)
         if conn.view is None or conn.version != room.version - 1:
             conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
                              "now": now, "state": view}))
         else:
+            # the events as this viewer may see them: the same list for every viewer who owns
+            # no secret in them
+            key = conn.player if any(e.owner == conn.player for e in events) else None
+            seen = wire.get(key) if wire is not None else None
+            if seen is None:
+                seen = [e.to_wire(key) for e in events]
+                if wire is not None:
+                    wire[key] = seen
             conn.send(dumps({"type": "patch", "version": room.version, "now": now,
-                             "ops": diff(conn.view, view),
-                             "events": [e.to_wire(conn.player) for e in events]}))
+                             "ops": diff(conn.view, view, memo=memo), "events": seen}))
         conn.view = view
         conn.version = room.version
 

@@ -22,9 +22,20 @@ def _escape(key: str) -> str:
     return escaped
 
 
-def diff(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
+#: Ops already found for a pair of old and new containers at a path, during one fan-out. The
+#: entry keeps both objects alive, so their ids cannot be reused while the memo lives.
+DiffMemo = dict[tuple[int, int, str], tuple[Any, Any, list[dict[str, Any]]]]
+
+
+def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> list[dict[str, Any]]:
+    """The ops that turn ``old`` into ``new``. With a ``memo`` shared by the diffs of one
+    fan-out, a pair of containers met before (the public parts every view of a table shares,
+    see ``engine.views_for``) costs a look-up instead of a second walk."""
     ops: list[dict[str, Any]] = []
-    _diff(old, new, path, ops)
+    if memo is None:
+        _diff(old, new, path, ops)
+    else:
+        _diff_memo(old, new, path, ops, memo)
     return ops
 
 
@@ -35,6 +46,39 @@ def _same(a: Any, b: Any) -> bool:
     schema does: a value at one path keeps its JSON type from view to view (a flag stays a
     flag, a count a count; only ``null`` comes and goes), the precondition of this differ."""
     return a is b or (type(a) is type(b) and a == b)
+
+
+def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: DiffMemo) -> None:
+    """``_diff`` one level down with the memo: a view's top level and its ``game`` are a
+    viewer's own dicts, the values inside them are shared between viewers."""
+    if type(old) is not dict or type(new) is not dict:
+        _diff(old, new, path, ops)
+        return
+    for key, value in old.items():
+        if key not in new:
+            ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+            continue
+        other = new[key]
+        if value is other:
+            continue
+        sub = f"{path}/{_escape(key)}"
+        if key == "game" and not path:
+            _diff_memo(value, other, sub, ops, memo)
+            continue
+        if type(other) is not dict and type(other) is not list:
+            if not (type(value) is type(other) and value == other):
+                ops.append({"op": "replace", "path": sub, "value": other})
+            continue
+        mkey = (id(value), id(other), sub)
+        hit = memo.get(mkey)
+        if hit is None:
+            found: list[dict[str, Any]] = []
+            _diff(value, other, sub, found)
+            memo[mkey] = hit = (value, other, found)
+        ops.extend(hit[2])
+    for key, value in new.items():
+        if key not in old:
+            ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:

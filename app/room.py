@@ -1,17 +1,18 @@
 """A room as data: seats, spectators, rules, the round's engine state and its record.
 
 The whole room is one JSON document in Redis, written with a version check, so one write
-commits everything an action changed. :func:`room_view` is the server's single choke point from
-room to wire: it adds the ``room`` part to what ``engine.view_for`` (the engine's choke point)
-shows a player.
+commits everything an action changed. :func:`room_views` (:func:`room_view` for one viewer) is
+the server's single choke point from room to wire: it adds the ``room`` part to what
+``engine.views_for`` (the engine's choke point) shows each player.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine import GameState, SeatInfo, make_rules, view_for
+from engine import GameState, SeatInfo, make_rules, views_for
 
 LOBBY, PLAYING, ROUND_OVER, MATCH_OVER = "lobby", "playing", "round_over", "match_over"
 
@@ -150,24 +151,31 @@ def lobby_players(room: Room) -> list[dict[str, Any]]:
              "uno": False, "score": room.scores.get(s.id, 0), "level": s.bot} for s in room.seats]
 
 
-def room_view(loaded: Loaded, viewer: str, now_ms: int | None = None,
-              room_dict: dict[str, Any] | None = None,
-              table: dict[str, SeatInfo] | None = None) -> dict[str, Any]:
-    """protocol.md VIEW for ``viewer`` (a seated player or a spectator). A fan-out passes the
-    room part and the table, built once for all its viewers."""
+def room_view(loaded: Loaded, viewer: str, now_ms: int | None = None) -> dict[str, Any]:
+    """protocol.md VIEW for ``viewer`` (a seated player or a spectator)."""
+    return room_views(loaded, (viewer,), now_ms)[viewer]
+
+
+def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None
+               ) -> dict[str, dict[str, Any]]:
+    """protocol.md VIEW for each viewer (seated players and spectators), built at once: the
+    parts every viewer sees are one shared object (``engine.views_for``), so the fan-out's
+    differ meets them once. Views are read-only."""
     room = loaded.room
-    part = room_dict if room_dict is not None else room_part(room)
+    part = room_part(room)
     game = loaded.game
     if game is None or room.status == LOBBY:
-        return {"room": part, "players": lobby_players(room), "hand": [], "game": None}
-    is_player = viewer in game.players
-    view = view_for(game, viewer if is_player else None, table if table is not None else room.table(),
-                    now_ms)
-    # levels are shown beside the bot flag (an addition to protocol.md's players entries)
+        lobby = {"room": part, "players": lobby_players(room), "hand": [], "game": None}
+        return dict.fromkeys(viewers, lobby)
+    in_game = set(game.players)
+    viewers = list(viewers)
+    views = views_for(game, [v if v in in_game else None for v in viewers], room.table(), now_ms)
+    # levels are shown beside the bot flag (an addition to protocol.md's players entries); the
+    # players list is shared by every view
     levels = {s.id: s.bot for s in room.seats}
-    for entry in view["players"]:
+    for entry in next(iter(views.values()))["players"] if views else ():
         entry["level"] = levels.get(entry["id"])
-    return {"room": part, **view}
+    return {v: {"room": part, **views[v if v in in_game else None]} for v in viewers}
 
 
 def summary(room: Room) -> dict[str, Any]:

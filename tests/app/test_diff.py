@@ -13,7 +13,7 @@ from app.diff import diff
 from engine.game import apply, new_game
 from engine.legal import legal_actions
 from engine.rules import make_rules
-from engine.view import view_for
+from engine.view import view_for, views_for
 
 # Views have a schema: the value at one path keeps its JSON type from view to view (the
 # differ's precondition), so the generated documents give each key one type.
@@ -76,3 +76,42 @@ def test_views_of_real_games_patch_exactly_and_unchanged_parts_cost_nothing():
                 assert not any(op["path"].startswith("/players/") and op["path"].endswith("/id")
                                for op in ops)  # ids never change, so they are never sent
                 previous[p] = view
+
+
+@settings(max_examples=300, deadline=None)
+@given(_documents(), _documents(), _documents())
+def test_a_memo_shared_by_two_viewers_gives_each_their_own_exact_patch(old, new, own):
+    """Two viewers' documents share everything but one key (as the views of one table do); the
+    second diff reuses what the first found for the shared parts and is still exact."""
+    mine_old, mine_new = {**old, "own": own}, {**new, "own": 1}
+    theirs_old, theirs_new = {**old, "own": None}, {**new, "own": own}
+    memo: dict = {}
+    for before, after in ((mine_old, mine_new), (theirs_old, theirs_new)):
+        ops = diff(before, after, memo=memo)
+        assert _json(jsonpatch.apply_patch(before, ops)) == _json(after)
+        assert ops == diff(before, after)
+
+
+def test_a_table_of_shared_views_patches_each_seat_exactly_and_diffs_the_public_part_once():
+    rules = make_rules({"turn_timer_s": 0})
+    rng = random.Random(11)
+    players = ("p0", "p1", "p2", "p3")
+    viewers = (*players, None)
+    walked = 0
+    for g in range(5):
+        s = new_game(players, rules, f"memo-{g}").state
+        previous = views_for(s, viewers)
+        while s.winner is None:
+            actor = s.players[s.pending.player if s.pending is not None else s.turn]
+            s = apply(s, actor, rng.choice(legal_actions(s, actor)), 0).state
+            views = views_for(s, viewers)
+            memo: dict = {}
+            for v in viewers:
+                ops = diff(previous[v], views[v], memo=memo)
+                assert ops == diff(previous[v], views[v])
+                assert jsonpatch.apply_patch(previous[v], ops) == views[v] == view_for(s, v)
+            # the shared players list was diffed once for the whole table
+            assert sum(1 for _, path in ((k[0], k[2]) for k in memo) if path == "/players") <= 1
+            walked += 1
+            previous = views
+    assert walked > 100
