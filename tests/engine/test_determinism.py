@@ -162,6 +162,23 @@ def test_shuffle_reads_the_same_words_as_below_from_any_counter() -> None:
             assert fast.word() == slow.word()
 
 
+def test_shuffle_after_a_rejected_word_goes_on_exactly_as_below(monkeypatch) -> None:
+    """A rejected word is about one in ten million for a deck; a limit of 2**31 rejects about
+    half the words, so the slow path after a rejection is walked often here."""
+    from engine import rng as rng_module
+
+    monkeypatch.setattr(rng_module, "limit", lambda n: 1 << 31)
+    monkeypatch.setattr(rng_module, "_LIMITS", {})
+    for counter in (0, 3, 8, 77):
+        fast, slow = Rng("reject", counter), Rng("reject", counter)
+        items, expected = list(range(40)), list(range(40))
+        fast.shuffle(items)
+        for i in range(39, 0, -1):
+            j = slow.below(i + 1)
+            expected[i], expected[j] = expected[j], expected[i]
+        assert items == expected and fast.counter == slow.counter > counter + 39
+
+
 def test_below_is_uniform_enough() -> None:
     r = Rng("uniform", 0)
     counts = [0] * 7
