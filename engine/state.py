@@ -12,7 +12,7 @@ the end of the list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -45,7 +45,7 @@ class Pending(NamedTuple):
     by: int = -1
 
 
-@dataclass(eq=True)
+@dataclass(eq=True, slots=True)
 class GameState:
     rules: Rules
     players: tuple[str, ...]
@@ -125,15 +125,45 @@ class GameState:
         Copy-on-write keeps this cheap: the engine never changes a list of a state in place
         (a hand, a pile, ``uno``, ``scores``...) but builds a new list and assigns it, so a clone
         shares every list but the outer list of hands, which swaps and passes assign into.
+
+        The state has slots and the copy is written out field by field: a copy through
+        ``__dict__`` leaves an instance whose attributes CPython reads about five times slower
+        (a materialised dict instead of inline values), which cost more than the copy itself.
+        A test holds this list to the dataclass's fields.
         """
-        new = GameState.__new__(GameState)
-        d = self.__dict__.copy()
-        d["hands"] = self.hands[:]
-        new.__dict__ = d
+        new = _new_object(GameState)
+        new.rules = self.rules
+        new.players = self.players
+        new.seed = self.seed
+        new.rng_counter = self.rng_counter
+        new.hands = self.hands[:]
+        new.eliminated = self.eliminated
+        new.uno = self.uno
+        new.scores = self.scores
+        new.draw_pile = self.draw_pile
+        new.discard = self.discard
+        new.set_aside = self.set_aside
+        new.color = self.color
+        new.direction = self.direction
+        new.turn = self.turn
+        new.dealer = self.dealer
+        new.stack_total = self.stack_total
+        new.stack_last = self.stack_last
+        new.pending = self.pending
+        new.drew = self.drew
+        new.drawn = self.drawn
+        new.passes = self.passes
+        new.exposed = self.exposed
+        new.turn_deadline = self.turn_deadline
+        new.winner = self.winner
+        new.points = self.points
+        new.end_reason = self.end_reason
+        new.moves = self.moves
+        new.reshuffled_at = self.reshuffled_at
         return new
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items()}
+        d = {name: getattr(self, name) for name in _FIELD_NAMES}
         d["schema"] = SCHEMA_VERSION
         d["rules"] = self.rules.to_dict()
         d["players"] = list(self.players)
@@ -156,3 +186,7 @@ class GameState:
         d["pending"] = None if p is None else Pending(
             p["player"], Choice(p["choice"]), p["card"], p["uno"], p["by"])
         return cls(**d)
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(GameState))
+_new_object = object.__new__

@@ -1,4 +1,5 @@
-"""engine.views_for: a whole table's views at once, each equal to view_for, public parts shared."""
+"""engine.views_for (a whole table at once, each view equal to view_for, public parts shared)
+and GameState.clone."""
 
 from __future__ import annotations
 
@@ -45,3 +46,17 @@ def test_each_view_of_a_table_equals_view_for_and_only_own_parts_differ():
                 assert all("card" not in views[v]["game"]["pending"] for v in viewers if v != chooser)
             checked += 1
     assert checked > 300 and pending_seen > 10
+
+
+def test_clone_copies_every_field_and_shares_no_list_it_may_assign_into():
+    """GameState.clone is written out field by field (for speed); it must name every field."""
+    from dataclasses import fields
+
+    from engine import GameState
+
+    for s in _play(9, 3, {"draw": "one"}):
+        twin = s.clone()
+        assert twin == s and twin.to_dict() == s.to_dict()
+        for f in fields(GameState):
+            assert getattr(twin, f.name) is getattr(s, f.name) or f.name == "hands"
+        assert twin.hands is not s.hands and twin.hands == s.hands
