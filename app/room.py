@@ -21,7 +21,7 @@ STEPS_MARK = "\u0000steps"
 MAX_SEATS = 10
 
 
-@dataclass
+@dataclass(slots=True)
 class Seat:
     id: str
     name: str
@@ -32,7 +32,7 @@ class Seat:
     node: str | None = None  # the server process holding the socket
 
 
-@dataclass
+@dataclass(slots=True)
 class Spectator:
     id: str
     name: str
@@ -42,7 +42,7 @@ class Spectator:
     node: str | None = None  # the server process holding the socket
 
 
-@dataclass
+@dataclass(slots=True)
 class Room:
     code: str
     version: int
