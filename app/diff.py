@@ -24,7 +24,7 @@ def _escape(key: str) -> str:
 
 #: Ops already found for a pair of old and new containers at a path, during one fan-out. The
 #: entry keeps both objects alive, so their ids cannot be reused while the memo lives.
-DiffMemo = dict[tuple[int, int, str], tuple[Any, Any, list[dict[str, Any]]]]
+DiffMemo = dict[tuple[int, int, str, str], tuple[Any, Any, list[dict[str, Any]]]]
 
 
 def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> list[dict[str, Any]]:
@@ -48,6 +48,9 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and a == b)
 
 
+_MISSING = object()
+
+
 def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: DiffMemo) -> None:
     """``_diff`` one level down with the memo: a view's top level and its ``game`` are a
     viewer's own dicts, the values inside them are shared between viewers."""
@@ -55,30 +58,31 @@ def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: D
         _diff(old, new, path, ops)
         return
     for key, value in old.items():
-        if key not in new:
-            ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
-            continue
-        other = new[key]
+        other = new.get(key, _MISSING)
         if value is other:
             continue
-        sub = f"{path}/{_escape(key)}"
+        if other is _MISSING:
+            ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+            continue
+        kind = type(other)
+        if kind is not dict and kind is not list:  # a scalar: compared here, no path built
+            if not (type(value) is kind and value == other):
+                ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})
+            continue
         if key == "game" and not path:
-            _diff_memo(value, other, sub, ops, memo)
+            _diff_memo(value, other, "/game", ops, memo)
             continue
-        if type(other) is not dict and type(other) is not list:
-            if not (type(value) is type(other) and value == other):
-                ops.append({"op": "replace", "path": sub, "value": other})
-            continue
-        mkey = (id(value), id(other), sub)
+        mkey = (id(value), id(other), path, key)
         hit = memo.get(mkey)
         if hit is None:
             found: list[dict[str, Any]] = []
-            _diff(value, other, sub, found)
+            _diff(value, other, f"{path}/{_escape(key)}", found)
             memo[mkey] = hit = (value, other, found)
         ops.extend(hit[2])
-    for key, value in new.items():
-        if key not in old:
-            ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+    if new.keys() != old.keys():
+        for key, value in new.items():
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
@@ -93,9 +97,10 @@ def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
             if value is other or (type(value) is type(other) and value == other):
                 continue
             _diff(value, other, f"{path}/{_escape(key)}", ops)
-        for key, value in new.items():
-            if key not in old:
-                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+        if new.keys() != old.keys():
+            for key, value in new.items():
+                if key not in old:
+                    ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
         return
     if type(old) is list and type(new) is list:
         _diff_list(old, new, path, ops)
