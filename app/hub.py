@@ -45,6 +45,7 @@ class Hub:
         self._last_used: dict[str, float] = {}
         self._wake = asyncio.Event()
         self._local_due: dict[str, int] = {}
+        self._next_wake_ms = 0  # when the waiting scheduler wakes anyway (clock ms)
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._held: set[str] = set()  # rooms listed under this process in Redis (it has sockets there)
         self.history: Any = None  # the HistoryWriter, once the app has a database
@@ -159,7 +160,10 @@ class Hub:
             self._local_due.pop(code, None)
         else:
             self._local_due[code] = due
-            self._wake.set()
+            # most commits set a deadline (a turn timer, a bot's delay) well after the
+            # scheduler's next wake-up: waking it for those cost a Redis round trip each
+            if due < self._next_wake_ms:
+                self._wake.set()
 
     async def _scheduler(self) -> None:
         poll = self.settings.scheduler_poll_ms
@@ -177,6 +181,7 @@ class Hub:
             self._evict_idle()
             upcoming = min(self._local_due.values(), default=None)
             wait = poll if upcoming is None else max(0, min(poll, upcoming - self.clock.now_ms()))
+            self._next_wake_ms = self.clock.now_ms() + max(wait, 1)
             self._wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(wait, 1) / 1000 / self.clock.speed)
