@@ -1,4 +1,5 @@
-"""``view_for``: the one choke point that turns a game state into what one player may see.
+"""``view_for`` (one viewer) and ``views_for`` (a whole table at once, the public part shared):
+the one choke point that turns a game state into what a player may see.
 
 It builds exactly the ``players``, ``hand`` and ``game`` parts of protocol.md's VIEW. Another
 player's cards, the draw pile's order and the seed never leave here; a spectator (``None``)
