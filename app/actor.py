@@ -310,8 +310,10 @@ class RoomActor:
             self.send_update(conn, loaded, events, now, views[conn.player], memo, wire)
 
     def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
-                    view: dict[str, Any], memo: DiffMemo | None = None,
-                    wire: dict[str | None, list[dict[str, Any]]] | None = None) -> None:
+                    view: dict[str, Any], memo: DiffMemo,
+                    wire: dict[str | None, list[dict[str, Any]]]) -> None:
+        """``view`` is one of the fan-out's views; ``memo`` and ``wire`` are shared by all its
+        viewers (the differ's findings, the events as each kind of viewer sees them)."""
         room = loaded.room
         if conn.view is None or conn.version != room.version - 1:
             conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
@@ -320,11 +322,9 @@ class RoomActor:
             # the events as this viewer may see them: the same list for every viewer who owns
             # no secret in them
             key = conn.player if any(e.owner == conn.player for e in events) else None
-            seen = wire.get(key) if wire is not None else None
+            seen = wire.get(key)
             if seen is None:
-                seen = [e.to_wire(key) for e in events]
-                if wire is not None:
-                    wire[key] = seen
+                seen = wire[key] = [e.to_wire(key) for e in events]
             conn.send(dumps({"type": "patch", "version": room.version, "now": now,
                              "ops": diff(conn.view, view, memo=memo), "events": seen}))
         conn.view = view

@@ -124,9 +124,10 @@ class Connection:
         since = self._sending_since
         if since is None:  # idle now: the next batch arms a new check
             return
-        left = since + self.send_timeout_s - asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        left = since + self.send_timeout_s - loop.time()
         if left > 0:
-            self._watch = asyncio.get_running_loop().call_later(left, self._check_stall)
+            self._watch = loop.call_later(left, self._check_stall)
             return
         self._stalled = True
         self.writer.cancel()

@@ -167,15 +167,14 @@ def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None
     if game is None or room.status == LOBBY:
         lobby = {"room": part, "players": lobby_players(room), "hand": [], "game": None}
         return dict.fromkeys(viewers, lobby)
-    in_game = set(game.players)
-    viewers = list(viewers)
-    views = views_for(game, [v if v in in_game else None for v in viewers], room.table(), now_ms)
+    views = views_for(game, viewers, room.table(), now_ms)  # a spectator: no seat, no hand
     # levels are shown beside the bot flag (an addition to protocol.md's players entries); the
-    # players list is shared by every view
+    # players list is one list shared by every view
     levels = {s.id: s.bot for s in room.seats}
-    for entry in next(iter(views.values()))["players"] if views else ():
+    shared = next(iter(views.values()), None)
+    for entry in shared["players"] if shared is not None else ():
         entry["level"] = levels.get(entry["id"])
-    return {v: {"room": part, **views[v if v in in_game else None]} for v in viewers}
+    return {v: {"room": part, **view} for v, view in views.items()}
 
 
 def summary(room: Room) -> dict[str, Any]:

@@ -61,3 +61,10 @@ class Event(NamedTuple):
     def public(self) -> dict[str, Any]:
         """The copy every other player gets (used for public replays)."""
         return {"kind": self.kind.value, **self.data}
+
+
+#: ``new_record(Event, (kind, data, owner, secret))``: a NamedTuple (an event, a transition, a
+#: pending choice...) built from all its fields. The engine's hot paths use it because a
+#: NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
+#: builds a few of them.
+new_record = tuple.__new__

@@ -14,8 +14,8 @@ from .actions import Action, ActionKind
 from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, NAME_TO_LETTER, PLAYABLE, Kind, build_deck
 from .errors import ErrorCode, IllegalAction
 from .events import Event, EventKind
+from .events import new_record as _new
 from .mechanics import (
-    begin_next_turn,
     begin_turn,
     draw_cards,
     eliminate,
@@ -72,11 +72,6 @@ MAX_SEATS = 20
 
 #: Why an action is refused: an error code and a message (raised as IllegalAction by verify_*).
 Refusal = tuple[ErrorCode, str]
-
-# Events (and the other small records below) are built with ``tuple.__new__`` on the hot paths:
-# a NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
-# builds a few of them.
-_new = tuple.__new__
 
 
 class Transition(NamedTuple):
@@ -144,7 +139,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
     kind = top.kind
     if kind is K_SKIP:
         events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[first]]}, None, None)))
-        begin_next_turn(s, first, now_ms)
+        begin_turn(s, s.next_active(first), now_ms)
     elif kind is K_REVERSE:
         s.direction = -1
         events.append(_new(Event, (EV_REVERSED, {"direction": -1}, None, None)))
@@ -155,7 +150,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
         penalty_draw(s, events, first, top.draw, now_ms)
         if s.winner is None:
             events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[first]]}, None, None)))
-            begin_next_turn(s, first, now_ms)
+            begin_turn(s, s.next_active(first), now_ms)
 
 
 # -- applying actions -------------------------------------------------------------------------
@@ -261,7 +256,7 @@ def _do_draw(s: GameState, events: list[Event], seat: int, action: Action, now_m
         if busted:
             eliminate(s, events, seat, now_ms)
         elif s.winner is None:
-            begin_next_turn(s, seat, now_ms)
+            begin_turn(s, s.next_active(seat), now_ms)
         return
     mode = s.rules.draw
     cards, busted = draw_cards(s, events, seat, 1 << 30 if mode is DRAW_UNTIL_PLAYABLE else 1,
@@ -309,7 +304,7 @@ def _do_pass(s: GameState, events: list[Event], seat: int, action: Action, now_m
         # every active player passed in a row: fewest cards wins, ties from the last passer on
         end_round(s, events, fewest_cards(s, seat), "deadlock")
         return
-    begin_next_turn(s, seat, now_ms)
+    begin_turn(s, s.next_active(seat), now_ms)
 
 
 _CHOICE_FIELDS = ("color", "target", "top")

@@ -9,6 +9,7 @@ import hashlib
 
 from .cards import CARD_INFO, PLAYABLE
 from .events import Event, EventKind
+from .events import new_record as _new
 from .rng import Rng
 from .state import GameState
 
@@ -21,31 +22,10 @@ EV_ROUND_OVER = EventKind.ROUND_OVER
 
 ELIMINATION_BONUS = 250
 
-# Events (and the other small records below) are built with ``tuple.__new__`` on the hot paths:
-# a NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
-# builds a few of them.
-_new = tuple.__new__
-
 
 def begin_turn(s: GameState, seat: int, now_ms: int) -> None:
     """``seat`` starts a turn: per-turn draw state clears and the turn timer restarts."""
     s.turn = seat
-    s.drew = False
-    s.drawn = None
-    timer = s.rules.turn_timer_s
-    s.turn_deadline = now_ms + timer * 1000 if timer else None
-
-
-def begin_next_turn(s: GameState, seat: int, now_ms: int) -> None:
-    """The next active seat after ``seat`` starts a turn (``begin_turn`` at ``next_active``,
-    in one call: nearly every move ends this way)."""
-    n = len(s.players)
-    step = s.direction
-    out = s.eliminated
-    nxt = (seat + step) % n
-    while out[nxt] and nxt != seat:
-        nxt = (nxt + step) % n
-    s.turn = nxt
     s.drew = False
     s.drawn = None
     timer = s.rules.turn_timer_s
@@ -168,7 +148,7 @@ def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None
     if s.turn == seat:
         s.stack_total = s.stack_last = 0
         s.pending = None
-        begin_next_turn(s, seat, now_ms)
+        begin_turn(s, s.next_active(seat), now_ms)
 
 
 def end_round(s: GameState, events: list[Event], winner: int, reason: str) -> None:

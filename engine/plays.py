@@ -12,7 +12,8 @@ from .actions import Action
 from .cards import CARD_INFO, NAME_TO_LETTER, PLAYABLE, CardInfo, Kind
 from .errors import ErrorCode, IllegalAction
 from .events import Event, EventKind
-from .mechanics import begin_next_turn, begin_turn, draw_cards, eliminate, end_round, hand_changed
+from .events import new_record as _new
+from .mechanics import begin_turn, draw_cards, eliminate, end_round, hand_changed
 from .rules import DiscardAllTop, DrawRule, Reverse4TwoPlayers, RouletteChooser, Seven, Stacking, Zero
 from .state import Choice, GameState, Pending
 
@@ -51,11 +52,6 @@ STACKING_LADDER = Stacking.LADDER
 STACKING_OFF = Stacking.OFF
 STACKING_WILD_ANY = Stacking.WILD_ANY
 ZERO_PASS = Zero.PASS
-
-# Events (and the other small records below) are built with ``tuple.__new__`` on the hot paths:
-# a NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
-# builds a few of them.
-_new = tuple.__new__
 
 
 class Play(NamedTuple):
@@ -267,12 +263,12 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
         elif p.info.number == 0 and rules.zero is ZERO_PASS:
             _pass_hands(s, events)
             moved = True
-        begin_next_turn(s, seat, now_ms)
+        begin_turn(s, s.next_active(seat), now_ms)
         return moved
     if kind is K_SKIP:
         skipped = s.next_active(seat)
         events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[skipped]]}, None, None)))
-        begin_next_turn(s, skipped, now_ms)
+        begin_turn(s, s.next_active(skipped), now_ms)
     elif kind is K_SKIP_ALL:
         others = [s.players[i] for i in s.active_seats() if i != seat]
         events.append(_new(Event, (EV_SKIPPED, {"players": others}, None, None)))
@@ -285,7 +281,7 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
             events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[other]]}, None, None)))
             begin_turn(s, seat, now_ms)
         else:
-            begin_next_turn(s, seat, now_ms)
+            begin_turn(s, s.next_active(seat), now_ms)
     elif p.info.draw:
         _draw_card_effect(s, events, seat, p, now_ms)
     elif kind is K_ROULETTE:
@@ -297,7 +293,7 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
             assert p.color is not None
             roulette(s, events, target, p.color, seat, now_ms)
     else:  # Discard All, plain wild
-        begin_next_turn(s, seat, now_ms)
+        begin_turn(s, s.next_active(seat), now_ms)
     return False
 
 
@@ -317,7 +313,7 @@ def _draw_card_effect(s: GameState, events: list[Event], seat: int, p: Play, now
         penalty_draw(s, events, target, value, now_ms)
         if s.winner is None:
             events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[target]]}, None, None)))
-            begin_next_turn(s, target, now_ms)
+            begin_turn(s, s.next_active(target), now_ms)
         return
     s.stack_total += value
     s.stack_last = value
@@ -345,7 +341,7 @@ def roulette(s: GameState, events: list[Event], target: int, color: str, by: int
         eliminate(s, events, target, now_ms)
         if s.winner is not None:
             return
-    begin_next_turn(s, target, now_ms)
+    begin_turn(s, s.next_active(target), now_ms)
 
 
 def _swap(s: GameState, events: list[Event], seat: int, target: int | None) -> bool:

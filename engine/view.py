@@ -35,13 +35,8 @@ class SeatInfo(NamedTuple):
 
 def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | None = None,
              now_ms: int | None = None) -> dict[str, Any]:
-    """What ``player`` (``None``: a spectator) may see of ``s``."""
-    players, game = _public(s, table)
-    seat = s.seat_of(player) if player is not None else None
-    if seat is not None:
-        _add_own(s, game, seat, now_ms)
-        return {"players": players, "hand": list(s.hands[seat]), "game": game}
-    return {"players": players, "hand": [], "game": game}
+    """What ``player`` (``None``, or anyone not seated: a spectator) may see of ``s``."""
+    return views_for(s, (player,), table, now_ms)[player]
 
 
 def views_for(s: GameState, viewers: Iterable[str | None], table: Mapping[str, SeatInfo] | None = None,
