@@ -87,7 +87,7 @@ async def _session(ws: WebSocket, hub: Hub, code: str) -> None:
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
         await hub.detach(conn)  # registered if the hello ran but its commit failed
-        await conn.writer
+        await conn.wait_closed()
         return
     await hub.attach(conn)  # subscribe to other processes' commits
     try:
@@ -96,7 +96,7 @@ async def _session(ws: WebSocket, hub: Hub, code: str) -> None:
         conn.close()
         if await hub.detach(conn):
             await hub.submit(room_code, Intent("drop", _drop(hub, conn)))
-        await asyncio.wait([conn.writer])  # the last frames and the close frame go out first
+        await conn.wait_closed()  # the last frames and the close frame go out first
 
 
 def _hello_token(text: str, limit: int) -> str | None:

@@ -1,5 +1,5 @@
-"""app.connection: the writer drops a socket whose frames cannot be written in time, and only
-that one."""
+"""app.connection: frames go out in order, at once when the socket takes them; a socket whose
+frames cannot be written in time is dropped, and only that one."""
 
 from __future__ import annotations
 
@@ -41,27 +41,82 @@ def _connection(ws: FakeSocket, timeout_s: float) -> Connection:
     return Connection(ws, "ROOM", "p1", outbox_limit=16, burst=20, per_s=5, send_timeout_s=timeout_s)  # type: ignore[arg-type]
 
 
-async def test_a_write_that_cannot_finish_in_time_drops_the_socket():
-    ws = FakeSocket(writable=False)
-    conn = _connection(ws, 0.05)
-    conn.send("a frame the reader never takes")
-    done, _ = await asyncio.wait({conn.writer}, timeout=5)  # asyncio.wait cancels nothing
-    assert conn.writer in done and conn._stalled
-    assert conn.closed and ws.closed_with == 1000 and ws.sent == []
-
-
-async def test_a_socket_that_keeps_up_is_never_dropped_however_long_it_idles():
+async def test_frames_go_out_as_they_are_sent_without_a_writer_task():
     ws = FakeSocket(writable=True)
     conn = _connection(ws, 30)
     for i in range(3):
         conn.send(f"frame {i}")
-    await ws.until_sent(3)
-    assert conn._watch is not None  # armed by the first batch
-    conn._watch.cancel()
-    conn._check_stall()  # the check fires while nothing is being sent
-    assert conn._watch is None and not conn._stalled and not conn.writer.done()
-    conn.send("after a long idle")
-    await ws.until_sent(4)
+    assert ws.sent == ["frame 0", "frame 1", "frame 2"] and conn.writer is None
     conn.close()
-    await asyncio.wait_for(conn.writer, 5)
-    assert ws.closed_with == 1000 and not conn._stalled and ws.sent[-1] == "after a long idle"
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert ws.closed_with == 1000
+
+
+async def test_frames_sent_while_a_write_waits_follow_it_in_order():
+    ws = FakeSocket(writable=False)
+    conn = _connection(ws, 30)
+    for i in range(4):
+        conn.send(f"frame {i}")
+    conn.close(4409)  # after the frames already accepted
+    writer = conn.writer
+    assert writer is not None and ws.sent == [] and list(conn.outbox) == ["frame 1", "frame 2", "frame 3", None]
+    ws.writable.set()
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert ws.sent == ["frame 0", "frame 1", "frame 2", "frame 3"] and ws.closed_with == 4409
+    assert writer.done() and conn.writer is None and conn._watch is None and not conn._stalled
+
+
+async def test_a_write_that_cannot_finish_in_time_drops_the_socket():
+    ws = FakeSocket(writable=False)
+    conn = _connection(ws, 0.05)
+    conn.send("a frame the reader never takes")
+    writer = conn.writer
+    assert writer is not None
+    done, _ = await asyncio.wait({writer}, timeout=5)  # asyncio.wait cancels nothing
+    assert writer in done and conn._stalled
+    assert conn.closed and ws.closed_with == 1000 and ws.sent == []
+
+
+async def test_a_backlog_over_the_limit_drops_the_reader_with_1013():
+    ws = FakeSocket(writable=False)
+    conn = _connection(ws, 30)
+    for i in range(1 + 16 + 1):  # one waiting write, a full backlog, one too many
+        conn.send(f"frame {i}")
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert conn.closed and ws.closed_with == 1013 and ws.sent == []
+    conn.send("after the close")
+    assert ws.sent == []
+
+
+async def test_a_socket_that_keeps_up_is_never_dropped_however_long_it_idles():
+    ws = FakeSocket(writable=False)
+    conn = _connection(ws, 30)
+    conn.send("frame 0")
+    conn.send("frame 1")
+    watch = conn._watch
+    assert watch is not None  # armed while a write waits
+    ws.writable.set()
+    await ws.until_sent(2)
+    await asyncio.wait_for(asyncio.wait([conn.writer]) if conn.writer else asyncio.sleep(0), 5)
+    assert conn.writer is None and conn._watch is None and watch.cancelled()
+    conn._check_stall()  # a check that fires while nothing is being sent drops nothing
+    assert not conn._stalled and not conn.closed
+    conn.send("after a long idle")
+    assert ws.sent[-1] == "after a long idle"
+    conn.close()
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert ws.closed_with == 1000 and not conn._stalled
+
+
+async def test_a_socket_that_fails_a_write_is_closed_and_the_error_stays_inside():
+    ws = FakeSocket(writable=True)
+
+    async def broken(text: str) -> None:
+        raise RuntimeError('Cannot call "send" once a close message has been sent.')
+
+    ws.send_text = broken  # type: ignore[method-assign]
+    conn = _connection(ws, 30)
+    conn.send("a frame")
+    assert conn.closed and conn.writer is None
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert ws.closed_with == 1000
