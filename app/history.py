@@ -81,6 +81,19 @@ class HistoryWriter:
         self.retry_ms = retry_ms
         self.wake = asyncio.Event()
         self.written = 0
+        self.stopping = False
+
+    async def stop(self, task: asyncio.Task[None], grace_s: float = 5.0) -> None:
+        """Let a write under way finish, then end ``task`` (this writer's ``run``): a write
+        cancelled half-way makes the database driver log its cancelled statement as an error,
+        and what it had not written stays in Redis anyway."""
+        self.stopping = True
+        self.wake.set()
+        done, _ = await asyncio.wait([task], timeout=grace_s)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     def outbox_key(self) -> str:
         return f"{self.hub.store.prefix}:history"
@@ -94,7 +107,7 @@ class HistoryWriter:
 
     async def run(self) -> None:
         rounds = 0
-        while True:
+        while not self.stopping:
             try:
                 if rounds % 60 == 0:
                     await self.sweep()
@@ -104,6 +117,8 @@ class HistoryWriter:
                 raise
             except Exception:
                 log.warning("history not written yet; will retry", exc_info=True)
+            if self.stopping:
+                return
             self.wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.retry_ms / 1000)
@@ -112,6 +127,8 @@ class HistoryWriter:
         redis = self.hub.store.redis
         codes = [c.decode() for c in await redis.smembers(self.outbox_key())]
         for code in codes:
+            if self.stopping:
+                return
             await self.flush(code)
 
     async def flush(self, code: str) -> None:

@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         try:
             yield
         finally:
-            writer_task.cancel()
+            await writer.stop(writer_task)
             await hub.stop()
             await redis.aclose()
             await db.dispose()

@@ -15,6 +15,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from app.history import HistoryWriter
 from engine import Record, replay
 
 from .harness import Client, ServerProcess, real_redis_available
@@ -202,3 +203,41 @@ async def _play_rounds_in(server, code, token, rounds, seed, levels=("easy", "ea
         if n < rounds:
             assert (await ann.send({"type": "rematch"}))["type"] == "ack"
     return code, ann
+
+
+def _blocked_writer() -> tuple[HistoryWriter, asyncio.Event, asyncio.Event, list[str]]:
+    """A writer whose first flush starts, then waits for ``release``."""
+    writer = HistoryWriter(hub=None, sessions=None)  # type: ignore[arg-type]
+    started, release, log = asyncio.Event(), asyncio.Event(), []
+
+    async def sweep() -> None:
+        log.append("sweep")
+
+    async def flush_all() -> None:
+        started.set()
+        await release.wait()
+        log.append("written")
+
+    writer.sweep = sweep  # type: ignore[method-assign]
+    writer.flush_all = flush_all  # type: ignore[method-assign]
+    return writer, started, release, log
+
+
+async def test_stopping_the_writer_lets_a_write_under_way_finish():
+    writer, started, release, log = _blocked_writer()
+    task = asyncio.create_task(writer.run())
+    await asyncio.wait_for(started.wait(), 5)
+    stopping = asyncio.create_task(writer.stop(task, grace_s=30))
+    await asyncio.wait([stopping], timeout=0.05)  # stop waits while the write is under way
+    assert not stopping.done() and not task.done()
+    release.set()
+    await asyncio.wait_for(stopping, 5)
+    assert log == ["sweep", "written"] and task.done() and not task.cancelled()
+
+
+async def test_a_write_that_outlasts_the_grace_is_cancelled():
+    writer, started, _, log = _blocked_writer()
+    task = asyncio.create_task(writer.run())
+    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(writer.stop(task, grace_s=0.05), 5)
+    assert task.cancelled() and log == ["sweep"]
