@@ -59,7 +59,8 @@ async def test_frames_sent_while_a_write_waits_follow_it_in_order():
         conn.send(f"frame {i}")
     conn.close(4409)  # after the frames already accepted
     writer = conn.writer
-    assert writer is not None and ws.sent == [] and list(conn.outbox) == ["frame 1", "frame 2", "frame 3", None]
+    assert writer is not None and ws.sent == []
+    assert list(conn.outbox) == ["frame 1", "frame 2", "frame 3", None]
     ws.writable.set()
     await asyncio.wait_for(conn.wait_closed(), 5)
     assert ws.sent == ["frame 0", "frame 1", "frame 2", "frame 3"] and ws.closed_with == 4409
@@ -97,7 +98,8 @@ async def test_a_socket_that_keeps_up_is_never_dropped_however_long_it_idles():
     assert watch is not None  # armed while a write waits
     ws.writable.set()
     await ws.until_sent(2)
-    await asyncio.wait_for(asyncio.wait([conn.writer]) if conn.writer else asyncio.sleep(0), 5)
+    if conn.writer is not None:
+        await asyncio.wait_for(conn.writer, 5)
     assert conn.writer is None and conn._watch is None and watch.cancelled()
     conn._check_stall()  # a check that fires while nothing is being sent drops nothing
     assert not conn._stalled and not conn.closed
