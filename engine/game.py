@@ -125,6 +125,11 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
         card = pile.pop()
         info = CARD_INFO[card]
         if apply_mode and info.wild:
+            if all(CARD_INFO[c].wild for c in pile):
+                # only wilds left (a custom deck): putting it back would flip wilds for ever;
+                # it stays on top, as the redraw fallback's does (docs/engine.md)
+                s.discard.append(card)
+                break
             pile.insert(rng.below(len(pile) + 1), card)
             s.rng_counter = rng.counter
             continue
@@ -134,7 +139,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
     top = CARD_INFO[s.discard[-1]]
     s.color = top.color if not top.wild else COLOR_LETTERS[0]
     begin_turn(s, first, now_ms)
-    if not apply_mode:
+    if not apply_mode or top.wild:
         return
     kind = top.kind
     if kind is K_SKIP:

@@ -643,6 +643,22 @@ def test_first_card_apply_other_coloured_cards_no_effect(kind):
     assert [len(h) for h in s.hands] == [7, 7, 7, 7]
 
 
+@pytest.mark.timeout(30)  # the bug this guards against never returned from new_game
+@pytest.mark.parametrize("wilds", [19, 20])  # one card or two left after the deal
+def test_first_card_apply_with_only_wilds_left_keeps_the_wild_on_top(wilds):
+    """A custom deck whose draw pile holds only wilds after the deal: putting the flipped wild
+    back would flip wilds for ever, so it stays on top (red, no effect), as in ``redraw``."""
+    deck = {"r-1": 1, "y-1": 1, "g-1": 1, "b-1": 1, "w-wild": wilds}
+    rules = make_rules({"first_card": "apply", "deck": deck, "hand_size": 11})
+    players = ["p0", "p1"]
+    s, events, _ = find_game(rules, lambda s: all(CARD_INFO[c].wild for c in s.draw_pile + s.discard),
+                             players=players, limit=200)
+    assert len(s.discard) == 1 and CARD_INFO[s.discard[0]].wild
+    assert s.color == "r" and s.turn == 0 and s.direction == 1 and s.pending is None
+    assert kinds(events) == ["started"]
+    assert conserved(s)
+
+
 def test_first_card_apply_wild_goes_back_into_the_pile():
     redraw = make_rules()
 
