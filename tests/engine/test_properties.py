@@ -818,7 +818,11 @@ def test_hypothesis_games_hold_every_invariant(cfg: Config) -> None:
     check_replay(played)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# no shrinking either: with a failure found, Hypothesis traces every later run to explain it,
+# and a traced round took minutes (a hang in new_game found here on 2026-12-01 ran into the
+# suite's 300 s timeout before anything was printed)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(cfg=configs(), steps=st.integers(0, 250), seeds=st.lists(st.integers(0, 1 << 30), min_size=1,
                                                                    max_size=25))
 def test_random_actions_on_reachable_states(cfg: Config, steps: int, seeds: list[int]) -> None:
