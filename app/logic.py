@@ -186,6 +186,8 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     started = [e for e in events if e.kind is EventKind.STARTED]
     for e in started:
         e.data["round"] = room.round
+    if state.winner is not None:  # over at the deal (a first card's draw hit the mercy limit)
+        _round_finished(loaded, now_ms)
     return list(events)
 
 

@@ -1,0 +1,39 @@
+"""app.logic without a server: a round that ends at the deal moves the room on."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import logic
+from app.room import Loaded
+from engine import make_rules, new_game
+
+# a first card's draw that takes the first player to the mercy limit ends a 2-seat round at once
+RULES = {"first_card": "apply", "mercy_limit": 10, "hand_size": 9, "scoring": True}
+
+
+def _seed_over_at_the_deal() -> str:
+    rules = make_rules(RULES)
+    for i in range(5000):
+        seed = f"deal-{i}"
+        if new_game(("a", "b"), rules, seed, dealer=1).state.winner is not None:
+            return seed
+    raise AssertionError("no seed ends the round at the deal")
+
+
+def test_a_round_over_at_the_deal_is_round_over_and_can_be_rematched(monkeypatch: pytest.MonkeyPatch):
+    room, host, _ = logic.new_room("ABCDE", "Ann", RULES, 0)
+    loaded = Loaded(room)
+    logic.join(loaded, "Bob")
+    seed = _seed_over_at_the_deal()  # the deal's seed (player ids are drawn before this)
+    monkeypatch.setattr(logic.secrets, "token_hex", lambda _n: seed)
+    events = logic.start(loaded, host, 1000)
+    assert loaded.game is not None and loaded.game.winner is not None
+    assert room.status in ("round_over", "match_over")
+    assert [e.kind.value for e in events][-1] in ("round_over", "match_over")
+    assert room.scores == dict(zip(loaded.game.players, loaded.game.scores, strict=True))
+    assert sum(room.scores.values()) == loaded.game.points > 0
+    assert len(room.finished_rounds) == 1 and room.finished_rounds[0]["round"] == 1
+    monkeypatch.undo()
+    logic.rematch(loaded, host, 2000)  # the room is not stuck in "playing"
+    assert room.round == 2 and room.status in ("playing", "round_over", "match_over")
