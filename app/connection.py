@@ -82,7 +82,7 @@ class Connection:
         except StopIteration:
             return
         except Exception as exc:  # a closed socket raises several types; none may escape
-            self._failed(exc)
+            self._failed(type(exc).__name__)
             return
         loop = asyncio.get_running_loop()
         self._sending_since = loop.time()
@@ -97,21 +97,24 @@ class Connection:
         self.closed = True
         self.close_code = code
         if self.writer is None:
-            self._closer = asyncio.create_task(self._close_socket(code))
+            self._start_closing()
         elif len(self.outbox) < self.outbox_limit:
             self.outbox.append(None)
         else:  # a full backlog is not worth waiting for: close right away
             self.writer.cancel()
-            self._closer = asyncio.create_task(self._close_socket(code))
+            self._start_closing()
 
     async def wait_closed(self) -> None:
         """Until the last frames and the close frame have gone out (or could not)."""
         while pending := [t for t in (self.writer, self._closer) if t is not None and not t.done()]:
             await asyncio.wait(pending)
 
-    def _failed(self, exc: BaseException) -> None:
-        log.info("send failed: %s", type(exc).__name__, extra={"room": self.code})
+    def _failed(self, why: str) -> None:
+        log.info("send failed: %s", why, extra={"room": self.code})
         self.closed = True
+        self._start_closing()
+
+    def _start_closing(self) -> None:
         if self._closer is None:
             self._closer = asyncio.create_task(self._close_socket(self.close_code or Close.NORMAL))
 
@@ -125,29 +128,24 @@ class Connection:
         socket on which no frame goes out for send_timeout_s (a reader that stopped reading)
         is dropped: one timer watches the whole drain."""
         loop = asyncio.get_running_loop()
-        closing = False
         try:
             await _finish(sending, waiting)
             while self.outbox:
                 self._sending_since = loop.time()
                 text = self.outbox.popleft()
-                if text is None:
-                    closing = True
+                if text is None:  # close() was called behind these frames
+                    self._start_closing()
                     break
                 await self.ws.send_text(text)
         except asyncio.CancelledError:
             if self._stalled:
-                log.info("send failed: stalled reader", extra={"room": self.code})
-                self.closed = closing = True
+                self._failed("stalled reader")
         except Exception as exc:  # a closed socket raises several types; none may escape
-            log.info("send failed: %s", type(exc).__name__, extra={"room": self.code})
-            self.closed = closing = True
+            self._failed(type(exc).__name__)
         finally:
             # at once, not in a done callback: a frame sent in between would queue behind a
             # writer that has finished
             self._drained(sending)
-        if closing:
-            self._closer = asyncio.create_task(self._close_socket(self.close_code or Close.NORMAL))
 
     def _writer_done(self, sending: Coroutine[Any, Any, None], writer: asyncio.Task[None]) -> None:
         if self.writer is writer:  # cancelled before it first ran (a forced close)
@@ -165,7 +163,7 @@ class Connection:
     def _check_stall(self) -> None:
         self._watch = None
         since = self._sending_since
-        if since is None or self.writer is None:
+        if since is None:  # the drain finished (it is set exactly while a writer runs)
             return
         loop = asyncio.get_running_loop()
         left = since + self.send_timeout_s - loop.time()
