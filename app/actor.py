@@ -107,6 +107,9 @@ class RoomActor:
             room.version = version
             loaded = self.loaded = Loaded(room)
             bots.observe(loaded, events, self.hub.settings)
+            # the deadline is the committing process's now (and the index's): one this process
+            # noted for an older version would only wake it for nothing
+            self.hub.note_due(self.code, None)
         elif loaded is None or loaded.room.version < version:
             try:
                 found = await self.hub.store.load(self.code)
@@ -271,13 +274,21 @@ class RoomActor:
         return expiry if now < expiry < due else due
 
     async def _rearm(self) -> None:
-        """A commit that lost may still have indexed its deadline: index the stored room's."""
-        try:
-            loaded = await self.load()
-        except RedisError:
-            return
-        if loaded is not None:
-            await self.hub.arm(self.code, self.indexed_due(loaded, self.hub.clock.now_ms()))
+        """A commit that lost may still have indexed its deadline: index the stored room's.
+        The write is checked against the room's version after it is made: a commit that landed
+        between the read and the write may have had its deadline overwritten with this older
+        one (a bot's move indexed 60 s late), so the room is read and indexed again."""
+        for _ in range(MAX_RETRIES):
+            try:
+                loaded = await self.load()
+            except RedisError:
+                return
+            if loaded is None:
+                return
+            if await self.hub.arm(self.code, self.indexed_due(loaded, self.hub.clock.now_ms()),
+                                  loaded.room.version):
+                return
+            self.loaded = None
 
     def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False) -> None:
         """Send each local socket its update (``behind_only``: those that have not seen

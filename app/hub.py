@@ -146,16 +146,20 @@ class Hub:
 
     # -- deadlines ----------------------------------------------------------------------------
 
-    async def arm(self, code: str, due: int | None) -> None:
-        """Record the room's next deadline in Redis (for every process) and locally."""
+    async def arm(self, code: str, due: int | None, version: int | None = None) -> bool:
+        """Record the room's next deadline in Redis (for every process) and locally. False when
+        the room moved on from ``version`` meanwhile: the caller reads it again and re-arms."""
         try:
-            await self.store.set_deadline(code, due)
+            current = await self.store.set_deadline(code, due, version)
         except RedisError:
             log.warning("could not index deadline", extra={"room": code})
+            current = True  # the local note stands; the next commit indexes the room again
         self.note_due(code, due)
+        return current
 
     def note_due(self, code: str, due: int | None) -> None:
-        """Remember the room's next deadline for this process's scheduler."""
+        """Remember the room's next deadline for this process's scheduler (``None``: this
+        process no longer watches it; the index in Redis still does)."""
         if due is None:
             self._local_due.pop(code, None)
         else:
@@ -169,10 +173,14 @@ class Hub:
         poll = self.settings.scheduler_poll_ms
         while True:
             now = self.clock.now_ms()
+            # a deadline noted here fires here even when the index says otherwise: the index may
+            # hold a later time written by a process that lost a race (its tick finds nothing to
+            # do if the room really moved on, and indexes the room again)
+            mine = [c for c, t in self._local_due.items() if t <= now]
             try:
-                due = await self.store.due_rooms(now)
+                due = set(await self.store.due_rooms(now)).union(mine)
             except RedisError:
-                due = [c for c, t in self._local_due.items() if t <= now]
+                due = set(mine)
             for code in due:
                 self._local_due.pop(code, None)
                 self.metrics.timers.inc()

@@ -208,11 +208,19 @@ class RoomStore:
             raise Stale(code)
         return orjson.loads(prev) if int(status) == 1 else None
 
-    async def set_deadline(self, code: str, at_ms: int | None) -> None:
+    async def set_deadline(self, code: str, at_ms: int | None, version: int | None = None) -> bool:
+        """Index the room's next deadline. With ``version`` (the room's version ``at_ms`` was
+        read from): True when the room is still at ``version`` after the write, so no commit
+        after that version can have had its own deadline overwritten by this one. The check
+        comes after the write, not in one script with it: the index and the room are on
+        different hash slots of a cluster."""
         if at_ms is None:
             await self.redis.zrem(self.deadlines_key, code)
         else:
             await self.redis.zadd(self.deadlines_key, {code: at_ms})
+        if version is None:
+            return True
+        return await self.redis.hget(self.room_key(code), "v") == str(version).encode()
 
     async def due_rooms(self, now_ms: int, limit: int = 100) -> list[str]:
         raw = await self.redis.zrangebyscore(self.deadlines_key, "-inf", now_ms, start=0, num=limit)

@@ -67,6 +67,14 @@ OPTIONS_JS = """() => {
 }"""
 
 
+def _click_if_still_there(page, selector: str) -> bool:
+    try:
+        page.click(selector, timeout=2000)
+    except PlaywrightError:
+        return False
+    return True
+
+
 def take_turn(page) -> bool:
     """If this page may act, act once from what the UI offers; True when it did something."""
     s = page.evaluate(OPTIONS_JS)
@@ -79,11 +87,14 @@ def take_turn(page) -> bool:
             "v => !document.querySelector('#dlg[open]') || Number(document.body.dataset.version) > v",
             arg=s["version"])
         return True
+    # A catch or UNO window can close between reading the page and clicking (someone else
+    # caught first, the exposed player called): a short click that finds the button gone
+    # means "nothing to do here", and the caller reads the page again.
     if s["catchKey"]:
-        page.click(f"button[data-key='{s['catchKey']}']")
-        return True
+        return _click_if_still_there(page, f"button[data-key='{s['catchKey']}']")
     if s["uno"] == "call":
-        page.click("button[data-key=uno]")
+        if not _click_if_still_there(page, "button[data-key=uno]"):
+            return False
         wait_version_after(page, s["version"])
         return True
     if s["turn"] != "me":
