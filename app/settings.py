@@ -31,11 +31,10 @@ class Settings(BaseSettings):
     hello_timeout_ms: int = 10_000
     room_ttl_ms: int = 6 * 3600 * 1000
     clock_speed: float = Field(default=1.0, gt=0)
-    # how often a process looks in Redis for due rooms. Every poll is a loop wake-up and a
-    # round trip (~40% of an idle process's CPU); 1 s was tried and made
-    # test_players_on_two_processes_play_a_round_together stall (2 of 6 runs): some deadline
-    # is found only by the poll, not woken by the process that committed it (docs/server.md)
-    scheduler_poll_ms: int = 250
+    # how often a process looks in Redis for due rooms. A process wakes for the deadlines of its
+    # own commits; the poll is for those of a process that died (found 15 s later at the
+    # earliest, node_ttl_ms). Every poll is a loop wake-up and a round trip (docs/server.md)
+    scheduler_poll_ms: int = 1_000
     # a process's heartbeat; one silent for node_ttl_ms is dead, and the seats it held are
     # marked disconnected (their reconnect grace starts)
     node_beat_ms: int = 5_000
