@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,15 +29,20 @@ def _serve(host: str, port: int) -> None:
     import uvicorn
 
     from .main import create_app
+    from .serving import QuietServer
     from .settings import get_settings
 
     settings = get_settings()
     print(f"Mercyless is starting: open http://{host}:{port}/ in your browser", flush=True)
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings), host=host, port=port, log_level=settings.log_level.lower(),
         ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
         ws_ping_interval=settings.ws_ping_interval_s, ws_ping_timeout=settings.ws_ping_timeout_s,
         timeout_graceful_shutdown=5, access_log=False, proxy_headers=True)
+    server = QuietServer(config)
+    server.run()
+    if not server.started:  # as uvicorn.run: the port was taken, the app failed to start
+        sys.exit(3)
 
 
 if __name__ == "__main__":  # pragma: no cover

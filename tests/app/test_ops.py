@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import subprocess
 import sys
 import uuid
@@ -106,3 +107,20 @@ async def test_a_deadline_of_a_room_that_expired_is_dropped():
     finally:
         err = server.stop()
     assert "Traceback" not in err
+
+
+def test_the_quiet_server_keeps_the_date_header_and_stops_at_once_on_sigterm():
+    """app.serving wakes uvicorn's main loop once a second instead of ten times: the Date header
+    is still there, and SIGTERM still shuts the server down cleanly (startup and shutdown run)."""
+    server = ServerProcess(log_level="INFO").start()
+    try:
+        answer = httpx.get(f"{server.url}/healthz", timeout=5)
+        assert re.fullmatch(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT", answer.headers["date"])
+        proc = server.proc
+        assert proc is not None
+        proc.send_signal(signal.SIGTERM)
+        # uvicorn raises the captured signal again once it has shut down
+        assert proc.wait(10) in (0, -signal.SIGTERM)
+    finally:
+        log = server.stop()
+    assert "Application shutdown complete" in log and "Traceback" not in log
