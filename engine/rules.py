@@ -61,6 +61,7 @@ class RouletteChooser(StrEnum):
 
 
 MAX_DECK_TOTAL = 400
+_SHARED_WIRE_FORMS: dict[int, tuple[Rules, dict[str, Any]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,21 @@ class Rules:
                 _WIRE_FORMS.clear()
             _WIRE_FORMS[self] = cached
         return {**cached, "deck": dict(cached["deck"])}
+
+    def shared_wire_form(self) -> dict[str, Any]:
+        """:meth:`to_dict`'s mapping, one object per rules value, never to be changed: for a
+        state's ``to_dict``, which the server writes with every commit. Found by identity (the
+        same rules object serves a room's every state): hashing the rules, their deck with
+        it, cost more than the rest of the look-up."""
+        hit = _SHARED_WIRE_FORMS.get(id(self))
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        wire = self.to_dict()
+        if len(_SHARED_WIRE_FORMS) > 256:
+            _SHARED_WIRE_FORMS.clear()
+        # the entry holds the rules themselves, so their id cannot be reused while it stands
+        _SHARED_WIRE_FORMS[id(self)] = (self, wire)
+        return wire
 
     def can_deal(self, players: int) -> bool:
         """Enough cards for every hand plus the first discard."""

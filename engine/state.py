@@ -165,7 +165,7 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         d = {name: getattr(self, name) for name in _FIELD_NAMES}
         d["schema"] = SCHEMA_VERSION
-        d["rules"] = self.rules.to_dict()
+        d["rules"] = self.rules.shared_wire_form()
         d["players"] = list(self.players)
         d["exposed"] = [list(e) for e in self.exposed]
         p = self.pending

@@ -277,3 +277,17 @@ def test_golden_transcripts_do_not_depend_on_hash_seeds() -> None:
                              text=True, timeout=120, check=True).stdout
         results = {name: tuple(v) for name, v in json.loads(out).items()}
         assert results == EXPECTED
+
+
+def test_a_states_rules_are_written_from_one_shared_mapping_per_rules_value() -> None:
+    """``GameState.to_dict`` writes its rules from ``Rules.shared_wire_form`` (found by
+    identity, not by hashing the deck): the same mapping for the same rules object, equal to
+    ``to_dict``; an equal rules object made apart gets an equal mapping of its own."""
+    rules = make_rules({"hand_size": 5, "seven": "off"})
+    twin = make_rules({"hand_size": 5, "seven": "off"})
+    assert rules.shared_wire_form() is rules.shared_wire_form()
+    assert rules.shared_wire_form() == rules.to_dict() == twin.shared_wire_form()
+    state, _ = new_game(("a", "b", "c"), rules, "shared", now_ms=0)
+    assert state.to_dict()["rules"] is rules.shared_wire_form()
+    again = type(state).from_dict(json.loads(json.dumps(state.to_dict())))
+    assert again.to_dict() == state.to_dict()
