@@ -134,18 +134,24 @@ class HistoryWriter:
     async def flush(self, code: str) -> None:
         redis = self.hub.store.redis
         key = self.hub.store.outbox_key(code)
-        waiting = [orjson.loads(raw) for raw in await redis.lrange(key, 0, -1)]
+        waiting = await redis.lrange(key, 0, -1)
         written = 0
         try:
-            for entry in waiting:
-                await write_round(self.sessions, code, entry)
+            for raw in waiting:
+                await write_round(self.sessions, code, orjson.loads(raw))
                 written += 1
                 self.written += 1
                 self.hub.metrics.history.inc()
         except (SQLAlchemyError, OSError, ConnectionError):
             log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
         if written:
-            await redis.ltrim(key, written, -1)  # only ever appended to: the head is what we wrote
+            # each entry written goes by its value (every entry holds its round's uid), not by
+            # position: another process may be flushing the same room and have trimmed the
+            # head already, and trimming it again would drop a round that ended meanwhile
+            async with redis.pipeline(transaction=False) as pipe:
+                for raw in waiting[:written]:
+                    pipe.lrem(key, 1, raw)
+                await pipe.execute()
         if written == len(waiting):
             await redis.srem(self.outbox_key(), code)
             if await redis.llen(key):  # a round ended meanwhile: keep the room in the outbox

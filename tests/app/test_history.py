@@ -241,3 +241,42 @@ async def test_a_write_that_outlasts_the_grace_is_cancelled():
     await asyncio.wait_for(started.wait(), 5)
     await asyncio.wait_for(writer.stop(task, grace_s=0.05), 5)
     assert task.cancelled() and log == ["sweep"]
+
+
+async def test_two_writers_flushing_one_room_never_drop_a_round_that_ended_meanwhile(monkeypatch):
+    """Writer A reads the room's waiting round r1 and is slow to write it; writer B (another
+    process) writes r1 and takes it off; round r2 ends. When A finishes it takes r1 off by its
+    value: r2 waits for the next flush instead of being trimmed away as 'the head'."""
+    from types import SimpleNamespace
+
+    import fakeredis
+
+    import app.history as history
+
+    redis = fakeredis.FakeAsyncRedis()
+    store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
+    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=lambda: None)))
+    gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
+
+    async def write_round(sessions, code, entry):
+        writes.append((sessions, entry["uid"]))
+        if sessions == "A":
+            a_writing.set()
+            await gate.wait()
+
+    monkeypatch.setattr(history, "write_round", write_round)
+    a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
+    b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
+    key = store.outbox_key("R")
+    await redis.rpush(key, json.dumps({"uid": "r1"}))
+    slow = asyncio.create_task(a.flush("R"))
+    await asyncio.wait_for(a_writing.wait(), 5)
+    await b.flush("R")
+    await redis.rpush(key, json.dumps({"uid": "r2"}))
+    gate.set()
+    await slow
+    assert [json.loads(raw)["uid"] for raw in await redis.lrange(key, 0, -1)] == ["r2"]
+    await b.flush("R")
+    assert writes == [("A", "r1"), ("B", "r1"), ("B", "r2")]
+    assert await redis.llen(key) == 0
+    await redis.aclose()
