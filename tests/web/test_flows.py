@@ -33,6 +33,7 @@ def test_wrong_code_full_room_and_code_format(pages, web_server):
     page.get_by_role("button", name="Join", exact=True).click()
     expect(page.get_by_role("alert")).to_contain_text("There is no room with code ZZZZ22")
     expect(page.get_by_label("Join a room")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Join a room")).to_have_value("ZZZZ22")  # a typo is fixed, not retyped
     # look-alike letters are refused before any request, exactly as the server would
     page.get_by_label("Join a room").fill("ABC10O")
     page.get_by_label("Join a room").press("Enter")
@@ -163,6 +164,13 @@ def test_phone_shows_the_whole_table_without_horizontal_scrolling(pages, artifac
         const r = el.getBoundingClientRect(); return r.width && (r.right > 361 || r.left < -1);
     }).map(el => el.className).slice(0, 5)""")
     assert overflow == []
+    # the log starts closed below the table on a phone: its last line shows above the hand
+    expect(page.locator("#ticker")).to_be_visible()
+    # read in one go in the page: bots may add lines meanwhile
+    page.wait_for_function("""() => {
+        const text = document.getElementById('ticker').textContent;
+        const last = [...document.querySelectorAll('#log li .log-text')].pop();
+        return !!text && !!last && last.firstChild.textContent === text; }""", timeout=5000)
     page.screenshot(path=str(artifacts / "table-phone.png"), full_page=True)
 
 
@@ -239,6 +247,9 @@ def test_scores_tonight_lists_the_round_and_its_replay_steps(pages, web_server, 
     expect(row).to_contain_text("Round 1")
     expect(row).to_contain_text("points")
     expect(panel.locator(".hist-standings .score-row")).to_have_count(2)
+    # the table grows to hold the whole panel: nothing of it hides in a box that scrolls
+    page.wait_for_function("""() => { const o = document.querySelector('.overlay');
+        return o.scrollHeight <= o.clientHeight + 1; }""", timeout=5000)
     panel.scroll_into_view_if_needed()
     panel.screenshot(path=str(artifacts / "scores-tonight.png"))
     row.get_by_role("button", name="Replay round 1").click()

@@ -95,7 +95,7 @@ def test_two_players_and_a_bot_play_a_round_then_rematch(pages, artifacts):
     # the log told the story in words
     expect(host.locator("#log")).to_contain_text("wins the round")
 
-    rematch = host.get_by_role("button", name="Rematch").or_(host.get_by_role("button", name="New match"))
+    rematch = host.get_by_role("button", name="Next round").or_(host.get_by_role("button", name="New match"))
     rematch.click()
     for p in (host, guest):
         p.wait_for_function("() => document.body.dataset.status === 'playing'")

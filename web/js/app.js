@@ -232,7 +232,9 @@ async function enterWith(call, code) {
         field = "name";
       } else if (err.status !== 0) msg = errorText({ code: err.code, message: err.message });
     }
-    landingState = { ...landingState, busy: false, error: msg, errorField: field, fromLink: field === "code" ? false : landingState.fromLink };
+    // a code that found no room stays in the box: a one-letter typo is fixed, not retyped
+    landingState = { ...landingState, busy: false, error: msg, errorField: field,
+      ...(field === "code" ? { fromLink: false, invite: code } : {}) };
     renderLanding();
   }
 }
@@ -394,6 +396,8 @@ function pushLog(entry) {
   const d = entry.ev ? describe(entry.ev, name, S.you) : entry;
   if (!d) return;
   entry.text = d.text;
+  const ticker = document.getElementById("ticker");
+  if (ticker) ticker.textContent = d.text;
   // the same line again (the host adjusting rules, say) becomes "×N" instead of a new line
   if (last && last.text === d.text && !(d.cards || []).length && ol && ol.lastElementChild) {
     last.repeat = (last.repeat || 1) + 1;
@@ -525,6 +529,9 @@ function render(fx = {}) {
   } else {
     resetLobby();
     renderTable(stage, fx);
+    // a table built after this patch's events were logged starts with the latest line
+    const ticker = document.getElementById("ticker");
+    if (ticker && !ticker.textContent && log.length) ticker.textContent = log[log.length - 1].text || "";
   }
   syncHistory();
   if (focusKey && !document.body.contains(active)) {

@@ -132,6 +132,7 @@ const en = {
   "rule.deck": "Deck",
   "rule.deck.d": "Cards in the deck; counts per colour for coloured cards.",
   "rule.deck.total": "{n} cards",
+  "rule.deck.total.one": "{n} card",
   "rule.deck.edit": "Edit the deck",
   "rule.deck.mixed": "colours differ",
   "unit.s": "s",
@@ -163,6 +164,7 @@ const en = {
 
   // table
   "table.drawPile": "Draw pile: {n} cards",
+  "table.drawPile.one": "Draw pile: {n} card",
   "table.discard": "Discard pile: {card}, colour {color}",
   "table.color": "Colour",
   "table.direction.1": "Clockwise",
@@ -184,6 +186,7 @@ const en = {
   "table.catch": "Catch {name}!",
   "table.catchShort": "Catch! {s}",
   "table.cards": "{n} cards",
+  "table.cards.one": "{n} card",
   "table.card1": "1 card",
   "table.mercy": "Mercy: {n} of {max} cards",
   "table.eliminated": "Out",
@@ -216,6 +219,7 @@ const en = {
   "dlg.roulettePlayer.d": "Name the colour the next player must dig for.",
   "dlg.choice.timer": "{s} s left",
   "reveal.title": "Roulette: {name} digs for {color} ({n} cards)",
+  "reveal.title.one": "Roulette: {name} digs for {color} ({n} card)",
 
   // round over
   "over.round": "Round {n} over",
@@ -230,7 +234,7 @@ const en = {
   "over.reason.deadlock": "nobody could move: fewest cards wins",
   "over.scores": "Scores (target {target})",
   "over.hands": "Cards left",
-  "over.rematch": "Rematch",
+  "over.rematch": "Next round",
   "over.newMatch": "New match",
   "over.waitHost": "Waiting for {name} to start the next round…",
   "over.noScoring": "Scoring is off.",
@@ -463,6 +467,7 @@ const nl = {
   "rule.deck": "Stapel",
   "rule.deck.d": "Kaarten in het spel; bij gekleurde kaarten het aantal per kleur.",
   "rule.deck.total": "{n} kaarten",
+  "rule.deck.total.one": "{n} kaart",
   "rule.deck.edit": "Stapel aanpassen",
   "rule.deck.mixed": "kleuren verschillen",
   "unit.cards": "kaarten",
@@ -491,6 +496,7 @@ const nl = {
   "kind.wild": "Wild",
 
   "table.drawPile": "Trekstapel: {n} kaarten",
+  "table.drawPile.one": "Trekstapel: {n} kaart",
   "table.discard": "Aflegstapel: {card}, kleur {color}",
   "table.color": "Kleur",
   "table.direction.1": "Met de klok mee",
@@ -512,6 +518,7 @@ const nl = {
   "table.catch": "Betrap {name}!",
   "table.catchShort": "Betrap! {s}",
   "table.cards": "{n} kaarten",
+  "table.cards.one": "{n} kaart",
   "table.card1": "1 kaart",
   "table.mercy": "Genade: {n} van {max} kaarten",
   "table.eliminated": "Uit",
@@ -543,6 +550,7 @@ const nl = {
   "dlg.roulettePlayer.d": "Noem de kleur waarnaar de volgende speler moet graven.",
   "dlg.choice.timer": "nog {s} s",
   "reveal.title": "Roulette: {name} graaft naar {color} ({n} kaarten)",
+  "reveal.title.one": "Roulette: {name} graaft naar {color} ({n} kaart)",
 
   "over.round": "Ronde {n} voorbij",
   "over.match": "Match voorbij!",
@@ -691,6 +699,8 @@ export function has(key) {
 }
 
 export function t(key, params = {}) {
-  let s = LANGS[current][key] ?? en[key] ?? key;
+  // "{n} cards" with n = 1 reads "1 card": a key may have a ".one" form for that
+  const one = params.n === 1 ? (LANGS[current][`${key}.one`] ?? en[`${key}.one`]) : undefined;
+  let s = one ?? LANGS[current][key] ?? en[key] ?? key;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }

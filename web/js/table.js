@@ -69,8 +69,11 @@ function build(stage) {
   const reactions = h("details.react-menu", h("summary", t("react.label")),
     h("div.reactions", { role: "group", "aria-label": t("react.label") },
       REACTIONS.map((r) => h("button.react", { type: "button", "data-key": `react:${r}`, onclick: (e) => onReact(r, e.currentTarget) }, t(`react.${r}`)))));
+  // the log's last line, shown where a phone player looks (the log itself sits below the table
+  // and starts closed there); the log already announces it to screen readers
+  const ticker = h("p#ticker.ticker", { "aria-hidden": "true" });
   const meBox = h("section.me", { "aria-label": t("table.yourHand", { n: "" }).replace(/\s*\(.*\)/, "") },
-    turnLine, exposedMe, stackBar, controls, handH, hand, note, h("div.mine-row", mine, reactions), keysHint);
+    ticker, turnLine, exposedMe, stackBar, controls, handH, hand, note, h("div.mine-row", mine, reactions), keysHint);
 
   const overlay = h("div.overlay", { hidden: true });
   const root = h("div.table", opponents, center, reveal, meBox, overlay);
@@ -78,7 +81,7 @@ function build(stage) {
   T = {
     stage, root, lang: lang(), opponents, chips: new Map(), pileBtn, discard, colorChip, dirEl, stackBar, reveal,
     turnText, turnSecs, turnBar, exposedMe, takeBtn, drawBtn, passBtn, unoBtn, unoFlag, handH, hand, cards: new Map(),
-    mine, note, overlay, overKey: null, topKey: null, revealTimer: null,
+    mine, note, overlay, overFit: null, overKey: null, topKey: null, revealTimer: null,
   };
 }
 
@@ -380,6 +383,22 @@ function renderMine(v) {
 
 // -- round over -----------------------------------------------------------------------------------
 
+// The panel lies over the table; the table grows to hold all of it (scores, cards left, the
+// night's scores once they load), so the page scrolls to them instead of a box inside the table
+// that hid its end on a phone.
+function fitOverlay() {
+  const fit = () => {
+    const panel = T.overlay.firstElementChild;
+    // the overlay's padding (16 px a side) and the table's own borders
+    const extra = 32 + T.root.offsetHeight - T.root.clientHeight;
+    if (panel && !T.overlay.hidden) T.root.style.setProperty("--over-h", `${panel.offsetHeight + extra}px`);
+  };
+  if (!T.overFit && "ResizeObserver" in window) T.overFit = new ResizeObserver(fit);
+  T.overFit?.disconnect();
+  if (T.overlay.firstElementChild) T.overFit?.observe(T.overlay.firstElementChild, { box: "border-box" });
+  fit();
+}
+
 function renderOverlay(v) {
   const status = v.room.status;
   const over = status === "round_over" || status === "match_over";
@@ -387,6 +406,8 @@ function renderOverlay(v) {
   T.root.classList.toggle("is-over", over);
   if (!over) {
     T.overKey = null;
+    T.overFit?.disconnect();
+    T.root.style.removeProperty("--over-h");
     return;
   }
   const g = v.game;
@@ -423,6 +444,7 @@ function renderOverlay(v) {
     h("div.over-actions", actions),
     historyPanel());
   replace(T.overlay, panel);
+  fitOverlay();
   if (firstTime) {
     const title = panel.querySelector(".over-title");
     requestAnimationFrame(() => title.focus({ preventScroll: false }));
