@@ -274,3 +274,19 @@ def test_scores_tonight_lists_the_round_and_its_replay_steps(pages, web_server, 
     dialog.get_by_role("button", name="Pause").click()
     dialog.get_by_role("button", name="Close").click()
     expect(dialog).to_be_hidden()
+
+
+def test_a_card_that_cannot_be_played_says_why(pages, web_server):
+    made = web_server.create("Ann", rules={"deck": WILD_DECK})
+    web_server.join(made["code"], "Bob")  # seated, never plays: his turn waits for his timer
+    page = pages.new()
+    seat_browser(page, web_server, made["code"], made)
+    page.wait_for_selector(".lobby")
+    page.get_by_role("button", name="Start the game").click()
+    page.wait_for_selector(".table .hand-card")
+    if page.locator(".table").get_attribute("data-turn") == "me":
+        page.locator(".hand-card.playable[data-card='w-wild']").first.click()
+        page.get_by_role("dialog", name="Choose a colour").get_by_role("button", name="Blue").click()
+    expect(page.locator(".table")).not_to_have_attribute("data-turn", "me")
+    page.locator(".hand-card").first.click(force=True)  # aria-disabled: a tap still reaches it
+    expect(page.locator("#toasts")).to_contain_text("It is not your turn.")

@@ -2,7 +2,7 @@
 // Elements are built once and updated in place (cards and seats keyed), so a click is never
 // lost to a re-render while bots play around you. Legality always comes from game.legal.
 import { cardBack, cardFace, cardName, colorName, parse, sortHand } from "./cards.js";
-import { S, announce, botLevel, isHost, legal, me, name, reducedMotion, secondsLeft, send, serverNow } from "./core.js";
+import { S, announce, botLevel, isHost, legal, me, name, reducedMotion, secondsLeft, send, serverNow, toast } from "./core.js";
 import { askColor, askTarget, askTop, closeDialog, dialogKey } from "./dialogs.js";
 import { h, replace, svg } from "./dom.js";
 import { lang, t } from "./i18n.js";
@@ -274,11 +274,13 @@ function renderControls(v) {
   const hand = v.hand || [];
   const meP = me();
   T.unoFlag.hidden = !(meP && meP.uno && !over);
+  const exposed = (g.exposed || []).find((e) => e.player === S.you);
   if (lg.uno && !over) {
     T.unoBtn.hidden = false;
     T.unoBtn.textContent = t("table.unoCall");
     T.unoBtn.removeAttribute("aria-pressed");
-    T.unoBtn.classList.add("urgent");
+    // it pulses only while someone can catch you (one card reached by a 0 or a 7 cannot be)
+    T.unoBtn.classList.toggle("urgent", !!exposed);
   } else if (hand.length === 2 && isMyTurn(g) && lg.play.length && !over) {
     T.unoBtn.hidden = false;
     T.unoBtn.classList.remove("urgent");
@@ -287,7 +289,6 @@ function renderControls(v) {
   } else {
     T.unoBtn.hidden = true;
   }
-  const exposed = (g.exposed || []).find((e) => e.player === S.you);
   if (exposed && !over) {
     T.exposedMe.hidden = false;
     T.exposedMe.dataset.deadline = exposed.until;
@@ -508,12 +509,21 @@ function shake(el) {
   el.addEventListener("animationend", () => el.classList.remove("nope"), { once: true });
 }
 
+/** Why a tapped card cannot go on the pile now, in the server's own words for that refusal. */
+function whyNot(g) {
+  if (!isMyTurn(g)) return "e.not_your_turn";
+  if (g.pending) return "e.choice_pending";
+  if (g.stack && g.stack.target === S.you) return "e.stack_pending";
+  return "e.illegal_card";
+}
+
 async function onCard(code, btn) {
   const v = S.view;
   const g = v?.game;
   const lg = legal();
   if (!g || !lg.play.includes(code) || S.ui.playing) {
     shake(btn);
+    if (g && !g.winner && !S.ui.playing) toast(t(whyNot(g)), "info", 2500);
     return;
   }
   const rules = v.room.rules;
