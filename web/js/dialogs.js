@@ -95,7 +95,7 @@ export function askTarget({ key, targets, deadline, cancel = true }) {
       const p = players.find((x) => x.id === id);
       const n = p ? p.cards : 0;
       const self = id === S.you;
-      const count = n === 1 ? t("table.card1") : t("table.cards", { n });
+      const count = t("table.cards", { n });  // "1 card" through the key's .one form
       const label = self ? t("dlg.target.keep") : `${name(id)}, ${count}`;
       return {
         value: id, label, class: self ? "opt-target keep" : "opt-target",
