@@ -610,7 +610,7 @@ def choose_move(s: GameState, now: int, rng: random.Random,
         p, a = rng.choice(side)
         return p, a, False
     weights = [policy["draw"] if a.kind is ActionKind.DRAW else 0.3 if a.kind is ActionKind.CANCEL
-               else 1.0 for a in mine]
+               else policy.get("pass", 1.0) if a.kind is ActionKind.PASS else 1.0 for a in mine]
     a = rng.choices(mine, weights)[0]
     if a.kind is ActionKind.PLAY:
         if rng.random() < policy["inline"]:
@@ -663,6 +663,11 @@ def play_game(cfg: Config, *, views: float = 1.0, scramble: float = 0.05, roundt
     forced: set[str] = set()  # states seen since the last move that was a real choice
     while winner_of(pub) is None:
         assert len(steps) < MAX_ACTIONS, f"no end after {MAX_ACTIONS} actions"
+        if len(steps) == MAX_ACTIONS // 2:
+            # random play need not end (eight seats on a 26-card deck, drawing at will and
+            # timing out, went past 20,000 actions): from here on the players play to win
+            # (play when they can, call UNO, answer in time), and the game must then end
+            policy = {**policy, "draw": 0.01, "pass": 0.01, "side": 0.0, "uno": 1.0, "prompt": 1.0}
         if stop_after is not None and len(steps) >= stop_after:
             break
         if check.random() < views:
@@ -670,7 +675,7 @@ def play_game(cfg: Config, *, views: float = 1.0, scramble: float = 0.05, roundt
                 check_view(s, p, check if check.random() < scramble else None, deck_total)
         if probes and check.random() < probes:
             probe(s, now, check, 8, stats)
-        now = advance(s, now, rng)
+        now = now + rng.randint(0, 1500) if policy.get("prompt") else advance(s, now, rng)
         player: str | None = None
         dl = next_deadline(s)
         if dl is not None and dl[1] <= now:
