@@ -13,9 +13,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.types import Receive, Scope, Send
 
-from . import api, api_history, ws
+from . import api, api_history, bench_echo, ws
 from .api import ApiError, error_response
+from .bench_echo import PATH as ECHO_PATH
 from .clock import Clock
 from .db import make_engine, sessions, upgrade
 from .history import HistoryWriter
@@ -24,12 +26,29 @@ from .logs import setup_logging
 from .paths import WEB_DIR
 from .protocol import Err
 from .settings import Settings, get_settings
+from .socket import RawSocket, game_socket_code
 from .store import RoomStore, make_redis
 
 log = logging.getLogger("mercyless")
 
 
-def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+class MercylessApp(FastAPI):
+    """FastAPI, with the game's sockets (``/ws/{code}``) answered before its middleware and
+    router: a socket is open for a whole game night, and each layer it would wait in costs
+    memory, collector time and a hop per frame (app.socket)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        code = game_socket_code(scope)
+        if code is not None:
+            scope["app"] = self
+            await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
+        elif scope["type"] == "websocket" and scope["path"] == ECHO_PATH and self.state.settings.bench_echo:
+            await bench_echo.serve(RawSocket(scope, receive, send))
+        else:
+            await super().__call__(scope, receive, send)
+
+
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> MercylessApp:
     settings = settings or get_settings()
     setup_logging(settings.log_level)
 
@@ -66,14 +85,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await redis.aclose()
             await db.dispose()
 
-    app = FastAPI(title="Mercyless", version="0.1.0", lifespan=lifespan)
+    app = MercylessApp(title="Mercyless", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.include_router(api.router)
     app.include_router(api_history.router)
-    app.include_router(ws.router)
     if settings.bench_echo:
-        from . import bench_echo
-
         app.include_router(bench_echo.router)
 
     @app.exception_handler(ApiError)

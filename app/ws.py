@@ -11,9 +11,7 @@ import contextlib
 import logging
 from typing import Any
 
-from fastapi import APIRouter, WebSocket
 from redis.exceptions import RedisError
-from starlette.websockets import WebSocketDisconnect
 
 from engine import Event
 
@@ -24,12 +22,12 @@ from .connection import Connection
 from .hub import Hub
 from .protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message
 from .room import Loaded
+from .socket import RawSocket
 
 log = logging.getLogger("mercyless.ws")
-router = APIRouter()
 
 
-def origin_allowed(ws: WebSocket, allowed: list[str]) -> bool:
+def origin_allowed(ws: RawSocket, allowed: list[str]) -> bool:
     origin = ws.headers.get("origin")
     if origin is None:  # not a browser: the token is the credential
         return True
@@ -39,14 +37,14 @@ def origin_allowed(ws: WebSocket, allowed: list[str]) -> bool:
     return origin.split("://", 1)[-1] == host
 
 
-@router.websocket("/ws/{code}")
-async def websocket_endpoint(ws: WebSocket, code: str) -> None:
-    hub: Hub = ws.app.state.hub
+async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
+    """One player's socket on ``/ws/{code}``, from the handshake to the close (app.main routes
+    it here ahead of FastAPI's router: see app.socket)."""
     settings = hub.settings
     if not origin_allowed(ws, settings.allowed_origins):
         await ws.close(1008)
         return
-    ip = ws.client.host if ws.client else "?"
+    ip = ws.client_host
     if not hub.limits.open_socket(ip):
         await ws.close(Close.TRY_AGAIN_LATER)
         return
@@ -56,13 +54,13 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
         hub.limits.close_socket(ip)
 
 
-async def _session(ws: WebSocket, hub: Hub, code: str) -> None:
+async def _session(ws: RawSocket, hub: Hub, code: str) -> None:
     settings = hub.settings
     await ws.accept()
     room_code = normalize_code(code)
     try:
         message = await asyncio.wait_for(ws.receive(), settings.hello_timeout_ms / 1000)
-    except (TimeoutError, WebSocketDisconnect, RuntimeError):
+    except (TimeoutError, RuntimeError):
         with contextlib.suppress(Exception):
             await ws.close(Close.HELLO_TIMEOUT)
         return
@@ -83,7 +81,7 @@ async def _session(ws: WebSocket, hub: Hub, code: str) -> None:
     answer = await hub.submit(room_code, Intent("hello", _hello(hub, conn, token_hash(token))))
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
-            await hub.limits.join_failed(ws.client.host if ws.client else "?")
+            await hub.limits.join_failed(ws.client_host)
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
         await hub.detach(conn)  # registered if the hello ran but its commit failed

@@ -1,0 +1,80 @@
+"""The game's WebSocket as plain ASGI: ``/ws/{code}`` is answered before FastAPI's router.
+
+Why: a socket routed through FastAPI waits inside ~20 nested coroutines (the middleware stack,
+the router, the route's wrappers, Starlette's ``WebSocket``) for as long as it is open, and
+every frame in or out passes through two of them. Over 1,000 players those frames are ~100k
+objects that every full garbage collection walks (a 70-110 ms pause of the whole process every
+few seconds, measured with ``gc.callbacks``; the paced benchmark's p99). Served here, a socket
+holds four, and a frame goes straight to uvicorn's ``send``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.websockets import WebSocketState
+
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+PREFIX = "/ws/"
+
+
+def game_socket_code(scope: MutableMapping[str, Any]) -> str | None:
+    """The room code in a ``/ws/{code}`` WebSocket scope (as the router's ``{code}`` would
+    match it: one non-empty path segment), else None."""
+    if scope["type"] != "websocket":
+        return None
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root):]
+    if not path.startswith(PREFIX):
+        return None
+    code = path[len(PREFIX):]
+    return code if code and "/" not in code else None
+
+
+class RawSocket:
+    """One ASGI WebSocket with the few calls a session makes, and nothing between them and the
+    server: ``send_text`` returns the server's own send coroutine (the connection drives it
+    itself), ``receive`` is the server's receive."""
+
+    __slots__ = ("_send", "application_state", "receive", "scope")
+
+    def __init__(self, scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
+        self.scope = scope
+        self.receive = receive
+        self._send = send
+        self.application_state = WebSocketState.CONNECTING
+
+    @property
+    def headers(self) -> Headers:
+        return Headers(scope=self.scope)
+
+    @property
+    def client_host(self) -> str:
+        client = self.scope.get("client")
+        return client[0] if client else "?"
+
+    async def accept(self) -> None:
+        """Read the client's connect message, then complete the handshake."""
+        message = await self.receive()
+        if message["type"] != "websocket.connect":
+            raise RuntimeError(f"expected websocket.connect, got {message['type']!r}")
+        await self._send({"type": "websocket.accept"})
+        self.application_state = WebSocketState.CONNECTED
+
+    def send_text(self, text: str) -> Coroutine[Any, Any, None]:
+        return self._send({"type": "websocket.send", "text": text})  # type: ignore[return-value]
+
+    async def close(self, code: int = 1000) -> None:
+        """Close (before the handshake: refuse it with HTTP 403, as the server does for any
+        close sent then). Closing twice sends nothing."""
+        if self.application_state == WebSocketState.DISCONNECTED:
+            return
+        self.application_state = WebSocketState.DISCONNECTED
+        await self._send({"type": "websocket.close", "code": code})

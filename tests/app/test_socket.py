@@ -1,0 +1,111 @@
+"""app.socket and the route ahead of FastAPI: which sockets are the game's, the allowed origins,
+and the benchmark's echoes (served only when asked for)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import websockets
+from websockets.exceptions import InvalidStatus
+
+from app.socket import RawSocket, game_socket_code
+
+from .harness import Client, ServerProcess
+
+FRIENDS = "https://friends.example"
+
+
+def _scope(path: str, kind: str = "websocket", root: str = "") -> dict:
+    return {"type": kind, "path": path, "root_path": root}
+
+
+def test_only_a_websocket_on_ws_and_one_path_segment_is_a_game_socket():
+    assert game_socket_code(_scope("/ws/ABC123")) == "ABC123"
+    assert game_socket_code(_scope("/ws/abc")) == "abc"  # normalised later, as before
+    assert game_socket_code(_scope("/mercy/ws/ABC123", root="/mercy")) == "ABC123"
+    for path in ("/ws/", "/ws", "/ws/AB/CD", "/ws-echo", "/api/rooms", "/wsx/ABC"):
+        assert game_socket_code(_scope(path)) is None, path
+    assert game_socket_code(_scope("/ws/ABC123", kind="http")) is None
+
+
+async def test_a_raw_socket_accepts_after_the_connect_message_and_closes_once():
+    sent: list[dict] = []
+    inbox: asyncio.Queue[dict] = asyncio.Queue()
+    inbox.put_nowait({"type": "websocket.connect"})
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    ws = RawSocket({"type": "websocket", "path": "/ws/X", "headers": [(b"origin", b"o")]},
+                   inbox.get, send)
+    assert ws.headers.get("origin") == "o" and ws.client_host == "?"
+    await ws.accept()
+    await ws.send_text("hi")
+    await ws.close(4409)
+    await ws.close(1000)  # already closed: nothing more goes out
+    assert sent == [{"type": "websocket.accept"}, {"type": "websocket.send", "text": "hi"},
+                    {"type": "websocket.close", "code": 4409}]
+
+
+async def test_a_raw_socket_refuses_to_accept_without_a_connect_message():
+    inbox: asyncio.Queue[dict] = asyncio.Queue()
+    inbox.put_nowait({"type": "websocket.disconnect", "code": 1006})
+
+    async def send(message: dict) -> None:
+        raise AssertionError("nothing may be sent")
+
+    with pytest.raises(RuntimeError):
+        await RawSocket({"type": "websocket"}, inbox.get, send).accept()
+
+
+@pytest.fixture(scope="module")
+def servers():
+    started = {"plain": ServerProcess(allowed_origins=[FRIENDS]).start(),
+               "bench": ServerProcess(bench_echo="true").start()}
+    yield started
+    for proc in started.values():
+        err = proc.stop()
+        assert "Traceback" not in err, err[-3000:]
+
+
+async def _refused(url: str, **kwargs) -> int:
+    with pytest.raises(InvalidStatus) as refused:
+        await websockets.connect(url, **kwargs)
+    return refused.value.response.status_code
+
+
+async def test_game_sockets_from_other_origins_are_refused(servers):
+    server = servers["plain"]
+    host = server.create("Ann")
+    url = f"{server.ws_url}/ws/{host['code']}"
+    assert await _refused(url, origin="https://elsewhere.example") == 403
+    # an allowed origin, the page's own host, and no Origin at all (not a browser) get in
+    for origin in (FRIENDS, f"http://127.0.0.1:{server.port}", None):
+        ws = await websockets.connect(url, origin=origin)
+        await ws.send(json.dumps({"type": "hello", "token": host["token"]}))
+        welcome = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert welcome["type"] == "welcome" and welcome["you"] == host["player_id"], origin
+        await ws.close()
+
+
+async def test_a_path_below_a_room_is_no_game_socket_and_the_echo_needs_the_bench_setting(servers):
+    server = servers["plain"]
+    host = server.create("Ann")
+    assert await _refused(f"{server.ws_url}/ws/{host['code']}/more") == 403  # no such route
+    assert await _refused(f"{server.ws_url}/ws-echo") == 403
+    assert await _refused(f"{server.ws_url}/ws-echo-fastapi") == 403
+    # the room itself still plays on the same server
+    ann = await Client(server, host["code"], host["token"]).connect()
+    assert ann.you == host["player_id"]
+    await ann.close()
+
+
+async def test_both_echoes_answer_every_frame_with_itself(servers):
+    server = servers["bench"]
+    for path in ("/ws-echo", "/ws-echo-fastapi"):
+        async with websockets.connect(f"{server.ws_url}{path}") as ws:
+            for text in ("one", '{"type":"play"}', "three"):
+                await ws.send(text)
+                assert await asyncio.wait_for(ws.recv(), 10) == text, path
