@@ -23,7 +23,7 @@ from engine import Event, autoplay
 from . import bots, logic
 from .diff import DiffMemo, diff
 from .protocol import Err, dumps
-from .room import Loaded, Room, room_view, room_views
+from .room import Loaded, Room, game_part, room_view, room_views
 from .store import Duplicate, Stale
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ class RoomActor:
         expected = room.version
         room.version += 1
         room.updated_ms = now
-        room.game = loaded.game.to_dict() if loaded.game is not None else None
+        room.game = game_part(loaded.game, room.rules) if loaded.game is not None else None
         finished, room.finished_rounds = room.finished_rounds, []  # they go to the outbox
         due = self.indexed_due(loaded, now)
         document = orjson.dumps(room)

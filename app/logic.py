@@ -179,6 +179,7 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     loaded.game = state
     room.record = Record(tuple(players), room.rules, seed, dealer, tuple(scores), now_ms).to_dict()
     del room.record["steps"]  # kept in Redis beside the room (see Loaded)
+    del room.record["rules"]  # the room's while the round plays (see Room.record)
     loaded.steps, loaded.new_round = [], True
     room.round += 1
     room.dealer = dealer
@@ -237,7 +238,8 @@ def _round_finished(loaded: Loaded, now_ms: int) -> None:
     room.finished_rounds.append({
         "uid": f"{room.code}:{room.round}:{record['start_ms']}", "match": room.match,
         # the commit script puts the round's steps where the mark is (they are in Redis)
-        "round": room.round, "record": {**record, "steps": STEPS_MARK}, "ended_ms": now_ms,
+        "round": room.round, "record": {**record, "rules": room.record_rules(), "steps": STEPS_MARK},
+        "ended_ms": now_ms,
         "match_over": over,
         "winner": state.players[state.winner] if state.winner is not None else None,
         "reason": state.end_reason, "points": state.points, "seats": seats})

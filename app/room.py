@@ -55,9 +55,10 @@ class Room:
     round: int = 0
     scores: dict[str, int] = field(default_factory=dict)
     dealer: int | None = None
-    game: dict[str, Any] | None = None  # engine GameState.to_dict()
+    game: dict[str, Any] | None = None  # engine GameState.to_dict() (see game_part)
     # engine Record.to_dict() of the round in play, without its steps: they grow with every
-    # action, so they live in a Redis list of their own that each commit appends to
+    # action, so they live in a Redis list of their own that each commit appends to; and
+    # without its rules, which are the room's while it plays (they change only in the lobby)
     record: dict[str, Any] | None = None
     bot_due: int | None = None  # when bots may act next
     last_reaction: dict[str, int] = field(default_factory=dict)
@@ -110,7 +111,26 @@ class Room:
         d = dict(d)
         d["seats"] = [Seat(**s) for s in d["seats"]]
         d["spectators"] = [Spectator(**s) for s in d["spectators"]]
+        game = d.get("game")
+        if game is not None and "rules" not in game:  # written by game_part
+            d["game"] = {**game, "rules": d["rules"]}
         return cls(**d)
+
+    def record_rules(self) -> dict[str, Any]:
+        """The rules of the round in ``record`` (a record written before they moved out holds
+        its own)."""
+        assert self.record is not None
+        return self.record.get("rules", self.rules)
+
+
+def game_part(game: GameState, rules: dict[str, Any]) -> dict[str, Any]:
+    """``game`` as the room document holds it: its rules left out when they are the room's
+    (``Room.from_dict`` puts them back). They are a third of the document otherwise, which
+    every commit writes and every other process holding the room's sockets parses."""
+    part = game.to_dict()
+    if part["rules"] == rules:
+        del part["rules"]
+    return part
 
 
 class Loaded:

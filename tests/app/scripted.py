@@ -20,6 +20,7 @@ import orjson
 import redis
 import websockets
 
+from app.room import Room
 from engine import GameState, Record, digest, replay
 
 from .harness import Client, ServerProcess
@@ -192,11 +193,13 @@ async def audit(players: list[Player], store: redis.Redis, prefix: str, code: st
     """After a round: cards conserved, the record replays to the stored state, every
     acknowledged action is in the record exactly once, and every player holds the stored
     version with the view a fresh sync gives."""
-    version, room = stored_room(store, prefix, code)
-    state = GameState.from_dict(room["game"])
+    version, document = stored_room(store, prefix, code)
+    room = Room.from_dict(document)  # the server's own reading (the rules are written once)
+    assert room.game is not None and room.record is not None
+    state = GameState.from_dict(room.game)
     assert state.card_count() == state.deck_size
     recorded = stored_steps(store, prefix, code)
-    record = Record.from_dict({**room["record"], "steps": recorded})
+    record = Record.from_dict({**room.record, "rules": room.record_rules(), "steps": recorded})
     assert digest(replay(record)) == digest(state)
     steps = [(step[0], step[3]) for step in recorded if len(step) > 3]
     counts = Counter(steps)

@@ -1,9 +1,12 @@
 """The room document: a document from before the record's steps moved to a list of their own
-hands its steps to the next commit."""
+hands its steps to the next commit; the rules are written once and read back everywhere."""
 
 from __future__ import annotations
 
-from app.room import Loaded, Room, Seat
+import orjson
+
+from app.room import Loaded, Room, Seat, game_part
+from engine import GameState, make_rules, new_game
 
 
 def _room(record):
@@ -21,3 +24,46 @@ def test_legacy_steps_in_the_document_go_to_the_next_commit():
 def test_a_current_document_has_nothing_pending():
     loaded = Loaded(_room({"version": 1, "seed": "s"}))
     assert loaded.steps == [] and not loaded.new_round
+
+
+def _playing(options=None):
+    rules = make_rules(options or {})
+    room = _room(None)
+    room.rules = rules.to_dict()
+    room.seats.append(Seat("p2", "Bob"))
+    state = new_game(("p1", "p2"), rules, "seed", now_ms=5).state
+    room.game = game_part(state, room.rules)
+    room.record = {"version": 1, "seed": "seed"}  # a record in play holds no rules
+    return room, state
+
+
+def _reread(room: Room) -> Room:
+    return Room.from_dict(orjson.loads(orjson.dumps(room)))
+
+
+def test_the_document_holds_the_rules_once_and_reads_back_the_same_game():
+    room, state = _playing({"target_score": 750})
+    document = orjson.loads(orjson.dumps(room))
+    assert "rules" not in document["game"] and "rules" not in document["record"]
+    back = _reread(room)
+    assert GameState.from_dict(back.game).to_dict() == state.to_dict()
+    assert back.record_rules() == room.rules and back.record_rules()["target_score"] == 750
+
+
+def test_a_game_under_other_rules_than_the_rooms_keeps_its_own():
+    room, state = _playing({"target_score": 750})
+    room.rules = make_rules({"target_score": 300}).to_dict()  # the lobby after a match, say
+    room.game = game_part(state, room.rules)
+    back = _reread(room)
+    assert GameState.from_dict(back.game).rules.target_score == 750
+    assert back.rules["target_score"] == 300
+
+
+def test_a_document_written_with_the_rules_inside_reads_as_before():
+    room, state = _playing({"target_score": 750})
+    room.game = state.to_dict()  # as written before the rules moved out
+    room.record = {"version": 1, "seed": "seed", "rules": make_rules({"hand_size": 5}).to_dict()}
+    room.rules = make_rules({}).to_dict()
+    back = _reread(room)
+    assert GameState.from_dict(back.game).to_dict() == state.to_dict()
+    assert back.record_rules()["hand_size"] == 5
