@@ -48,6 +48,8 @@ class Hub:
         self._next_wake_ms = 0  # when the waiting scheduler wakes anyway (clock ms)
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._held: set[str] = set()  # rooms listed under this process in Redis (it has sockets there)
+        # one write of that list at a time, each writing a room's current state (see _list_room)
+        self._listing = asyncio.Lock()
         self.history: Any = None  # the HistoryWriter, once the app has a database
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self._tasks: list[asyncio.Task[None]] = []
@@ -116,8 +118,7 @@ class Hub:
         # ``conns`` (ws._hello) before this one got here
         if conn.code not in self._held:
             self._held.add(conn.code)
-            with contextlib.suppress(*GONE):
-                await self.store.hold_room(self.origin, conn.code, self.settings.node_ttl_ms)
+            await self._list_room(conn.code)
         if self._subscriber is not None and conn.code not in self._subscribed:
             self._subscribed.add(conn.code)
             with contextlib.suppress(*GONE):  # down: subscribed again (and caught up) on reconnect
@@ -137,12 +138,24 @@ class Hub:
             del self.connections[conn.code]
             if conn.code in self._held:
                 self._held.discard(conn.code)
-                with contextlib.suppress(*GONE):
-                    await self.store.release_room(self.origin, conn.code)
+                await self._list_room(conn.code)
             if self._subscriber is not None and conn.code in self._subscribed:
                 self._subscribed.discard(conn.code)
                 await self._subscriber.unsubscribe(self.store.channel(conn.code))
         return True
+
+    async def _list_room(self, code: str) -> None:
+        """Make this process's room list in Redis (what a sweep reads if the process dies) say
+        what ``_held`` says of ``code`` now. Writes go one at a time and each writes the state
+        at its turn, so a release and a hold a moment apart (the room's last socket closing,
+        another opening) cannot land in the wrong order over two pooled connections. A write
+        lost to a Redis error is made good by the next heartbeat, which lists ``_held`` again."""
+        async with self._listing:
+            with contextlib.suppress(*GONE):
+                if code in self._held:
+                    await self.store.hold_room(self.origin, code, self.settings.node_ttl_ms)
+                else:
+                    await self.store.release_room(self.origin, code)
 
     # -- deadlines ----------------------------------------------------------------------------
 
@@ -202,7 +215,9 @@ class Hub:
         while True:
             await asyncio.sleep(settings.node_beat_ms / 1000 / self.clock.speed)
             try:
-                revived, dead = await self.store.beat(self.origin, self.clock.now_ms(), settings.node_ttl_ms)
+                async with self._listing:  # its list of rooms is _held's at its turn
+                    revived, dead = await self.store.beat(self.origin, self.clock.now_ms(),
+                                                          settings.node_ttl_ms, held=self._held)
                 if revived:  # others gave this process up (a long stall): claim its sockets again
                     await self._reclaim()
                 for node in dead:
