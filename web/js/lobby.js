@@ -99,13 +99,18 @@ function ruleField(key, spec, host) {
   const wrap = h("div.rule", { "data-rule": key });
   wrap.append(h("label.rule-name", { for: id }, t(`rule.${key}`)));
   let control;
+  let face = null; // a select's chosen text, shown whole (see showChoice)
   if (key === "scoring") {
     control = h("input.switch", { type: "checkbox", id, role: "switch", disabled: !host, "aria-describedby": `${id}-d`,
       onchange: (e) => send("set_rules", { rules: { scoring: e.target.checked } }) });
   } else if (spec.values) {
     control = h("select", { id, disabled: !host, "aria-describedby": `${id}-d`,
-      onchange: (e) => send("set_rules", { rules: { [key]: e.target.value } }) },
+      onchange: (e) => {
+        showChoice(e.target, face);
+        send("set_rules", { rules: { [key]: e.target.value } });
+      } },
     spec.values.map((v) => h("option", { value: v }, t(`rule.${key}.${v}`))));
+    face = h("span.choice-face", { "aria-hidden": "true" });
   } else {
     const min = key === "turn_timer_s" ? 0 : spec.min;
     control = h("input.num", { id, type: "number", inputmode: "numeric", min, max: spec.max, step: 1, disabled: !host,
@@ -126,10 +131,20 @@ function ruleField(key, spec, host) {
       } });
   }
   const unit = key.endsWith("_s") ? t("unit.s") : key === "target_score" ? t("unit.pts") : ["mercy_limit", "hand_size", "uno_penalty"].includes(key) ? t("unit.cards") : "";
-  const row = h("div.rule-control", control, unit ? h("span.unit", { "aria-hidden": "true" }, unit) : null);
+  const row = h("div.rule-control", face ? h("div.choice", control, face) : control,
+    unit ? h("span.unit", { "aria-hidden": "true" }, unit) : null);
   wrap.append(row);
   wrap.append(h("p.rule-desc", { id: `${id}-d` }, t(`rule.${key}.d`)));
-  return { wrap, control, key };
+  return { wrap, control, key, face };
+}
+
+// A closed <select> draws its choice on one line and cuts what does not fit, and some choices are
+// a sentence ("Only without a match: draw until playable, play it"; longer still in Dutch). So
+// the select lies transparent over an element that shows the chosen text and wraps it: a click,
+// a tap or the keyboard still work the native select (and its picker on a phone), a screen
+// reader still reads the select (the copy is aria-hidden).
+function showChoice(select, face) {
+  if (face) face.textContent = select.selectedOptions[0]?.text || "";
 }
 
 function deckEditor(host) {
@@ -243,6 +258,7 @@ export function renderLobby(stage) {
     if (document.activeElement === f.control && f.control.tagName === "INPUT" && f.control.type === "number") continue;
     if (f.key === "scoring") f.control.checked = !!rules.scoring;
     else f.control.value = String(rules[f.key]);
+    showChoice(f.control, f.face);
     f.control.removeAttribute("aria-invalid");
   }
   const deck = rules.deck || {};
