@@ -48,8 +48,9 @@ class Hub:
         self._next_wake_ms = 0  # when the waiting scheduler wakes anyway (clock ms)
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._held: set[str] = set()  # rooms listed under this process in Redis (it has sockets there)
-        # one write of that list at a time, each writing a room's current state (see _list_room)
-        self._listing = asyncio.Lock()
+        self._listing: set[str] = set()  # rooms whose entry in that list is being written
+        self._relist: set[str] = set()  # ... and changed meanwhile: written again after
+        self._unlisted: set[str] = set()  # rooms whose removal from the list failed
         self.history: Any = None  # the HistoryWriter, once the app has a database
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self._tasks: list[asyncio.Task[None]] = []
@@ -136,9 +137,9 @@ class Hub:
         del conns[conn.player]
         if not conns:
             del self.connections[conn.code]
-            if conn.code in self._held:
-                self._held.discard(conn.code)
-                await self._list_room(conn.code)
+            # written even when not in _held: a reclaim (which empties it) may be under way
+            self._held.discard(conn.code)
+            await self._list_room(conn.code)
             if self._subscriber is not None and conn.code in self._subscribed:
                 self._subscribed.discard(conn.code)
                 await self._subscriber.unsubscribe(self.store.channel(conn.code))
@@ -146,16 +147,32 @@ class Hub:
 
     async def _list_room(self, code: str) -> None:
         """Make this process's room list in Redis (what a sweep reads if the process dies) say
-        what ``_held`` says of ``code`` now. Writes go one at a time and each writes the state
-        at its turn, so a release and a hold a moment apart (the room's last socket closing,
-        another opening) cannot land in the wrong order over two pooled connections. A write
-        lost to a Redis error is made good by the next heartbeat, which lists ``_held`` again."""
-        async with self._listing:
-            with contextlib.suppress(*GONE):
-                if code in self._held:
-                    await self.store.hold_room(self.origin, code, self.settings.node_ttl_ms)
-                else:
-                    await self.store.release_room(self.origin, code)
+        what ``_held`` says of ``code`` now. One write per room at a time, each writing the
+        room's state at its turn (a change during a write is written after it), so a release
+        and a hold a moment apart (the room's last socket closing, another opening) cannot land
+        in the wrong order over two pooled connections. Rooms do not wait for each other, nor
+        does the heartbeat, which also makes good a write lost to a Redis error."""
+        if code in self._listing:
+            self._relist.add(code)
+            return
+        self._listing.add(code)
+        try:
+            while True:
+                self._relist.discard(code)
+                held = code in self._held
+                try:
+                    if held:
+                        await self.store.hold_room(self.origin, code, self.settings.node_ttl_ms)
+                    else:
+                        await self.store.release_room(self.origin, code)
+                    self._unlisted.discard(code)
+                except GONE:
+                    if not held:
+                        self._unlisted.add(code)
+                if code not in self._relist:
+                    return
+        finally:
+            self._listing.discard(code)
 
     # -- deadlines ----------------------------------------------------------------------------
 
@@ -215,9 +232,13 @@ class Hub:
         while True:
             await asyncio.sleep(settings.node_beat_ms / 1000 / self.clock.speed)
             try:
-                async with self._listing:  # its list of rooms is _held's at its turn
-                    revived, dead = await self.store.beat(self.origin, self.clock.now_ms(),
-                                                          settings.node_ttl_ms, held=self._held)
+                # a hold or release written meanwhile may cross these: an extra entry only
+                # costs a sweep a look at a room where this process holds nobody
+                unlisted = self._unlisted - self._held
+                revived, dead = await self.store.beat(self.origin, self.clock.now_ms(),
+                                                      settings.node_ttl_ms, held=self._held,
+                                                      unlisted=unlisted)
+                self._unlisted -= unlisted
                 if revived:  # others gave this process up (a long stall): claim its sockets again
                     await self._reclaim()
                 for node in dead:
@@ -241,9 +262,15 @@ class Hub:
         self._held.clear()
         for code, conns in list(self.connections.items()):
             for conn in list(conns.values()):
-                await self.attach(conn)
-                await self.submit(code, Intent(
-                    "hello", lambda loaded, now, p=conn.player: logic.connected(loaded, p, self.origin)))
+                # each step waits on Redis: a socket that went meanwhile is not brought back
+                if self._current(conn):
+                    await self.attach(conn)
+                if self._current(conn):
+                    await self.submit(code, Intent(
+                        "hello", lambda loaded, now, p=conn.player: logic.connected(loaded, p, self.origin)))
+
+    def _current(self, conn: Connection) -> bool:
+        return not conn.closed and self.connections.get(conn.code, {}).get(conn.player) is conn
 
     # -- other processes' commits -------------------------------------------------------------
 

@@ -236,15 +236,18 @@ class RoomStore:
     def node_rooms_key(self, node: str) -> str:
         return f"{self.prefix}:node:{node}:rooms"
 
-    async def beat(self, node: str, now_ms: int, ttl_ms: int, held: Collection[str] = ()
-                   ) -> tuple[bool, list[str]]:
-        """Record ``node``'s heartbeat and list the rooms it ``held`` again; returns (whether
-        it had been given up for dead, the nodes whose last heartbeat is older than ``ttl_ms``)."""
+    async def beat(self, node: str, now_ms: int, ttl_ms: int, held: Collection[str] = (),
+                   unlisted: Collection[str] = ()) -> tuple[bool, list[str]]:
+        """Record ``node``'s heartbeat, list the rooms it ``held`` again and take out those
+        ``unlisted``; returns (whether it had been given up for dead, the nodes whose last
+        heartbeat is older than ``ttl_ms``)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(self.nodes_key, {node: now_ms})
             pipe.zrangebyscore(self.nodes_key, "-inf", now_ms - ttl_ms)
             if held:
                 pipe.sadd(self.node_rooms_key(node), *held)
+            if unlisted:
+                pipe.srem(self.node_rooms_key(node), *unlisted)
             pipe.pexpire(self.node_rooms_key(node), ttl_ms * 4)
             added, dead, *_ = await pipe.execute()
         return bool(added), [d.decode() for d in dead if d.decode() != node]

@@ -1,6 +1,8 @@
 """A process's list of rooms in Redis (read by the others if it dies, to mark its players
-disconnected) follows its sockets: a release and a hold a moment apart land in order, and a
-listing lost to a Redis error comes back with the next heartbeat (fake and real Redis)."""
+disconnected) follows its sockets: a release and a hold a moment apart land in order, a listing
+lost to a Redis error comes back with the next heartbeat, a slow write holds up neither the
+heartbeat nor other rooms, and a socket that went while the process reclaimed its seats stays
+gone (fake and real Redis)."""
 
 from __future__ import annotations
 
@@ -23,9 +25,11 @@ class FakeConnection:
     def __init__(self, code: str, player: str) -> None:
         self.code = code
         self.player = player
+        self.closed = False
         self.closed_with: int | None = None
 
     def close(self, code: int = 1000) -> None:
+        self.closed = True
         self.closed_with = code
 
 
@@ -100,3 +104,52 @@ async def test_a_listing_lost_to_redis_comes_back_with_the_next_heartbeat(make_h
     conn = hub.connections["ROOM2"]["p1"]
     assert await hub.detach(conn)
     assert await listed(hub) == set()
+
+
+def _slow(hub: Hub, name: str) -> tuple[asyncio.Event, asyncio.Event]:
+    """Make ``hub.store.<name>`` wait for the returned gate; the other event says it is waiting."""
+    gate, waiting = asyncio.Event(), asyncio.Event()
+    real = getattr(hub.store, name)
+
+    async def slow(*args, **kwargs):
+        waiting.set()
+        await gate.wait()
+        return await real(*args, **kwargs)
+
+    setattr(hub.store, name, slow)
+    return gate, waiting
+
+
+async def test_a_slow_listing_write_holds_up_neither_the_heartbeat_nor_other_rooms(make_hub, redis):
+    hub = make_hub(node_beat_ms=50)
+    await hub.start()
+    hold = hub.store.hold_room
+    gate, waiting = _slow(hub, "hold_room")
+    stuck = asyncio.create_task(hub.attach(FakeConnection("SLOW", "p1")))
+    await asyncio.wait_for(waiting.wait(), 5)
+    hub.store.hold_room = hold  # type: ignore[method-assign]  # other rooms write at once
+    await asyncio.wait_for(hub.attach(FakeConnection("FAST", "p1")), 5)
+    assert "FAST" in await listed(hub)
+    beat = await redis.zscore(hub.store.nodes_key, hub.origin)
+    async with asyncio.timeout(5):  # the heartbeat goes on meanwhile
+        while await redis.zscore(hub.store.nodes_key, hub.origin) == beat:
+            await asyncio.sleep(0.02)
+    assert not stuck.done()
+    gate.set()
+    await asyncio.wait_for(stuck, 5)
+    assert await listed(hub) == {"SLOW", "FAST"}
+
+
+async def test_a_socket_gone_while_the_process_reclaims_its_seats_stays_gone(make_hub):
+    hub = make_hub()
+    stays, goes = FakeConnection("ROOMA", "p1"), FakeConnection("ROOMB", "p2")
+    await hub.attach(stays)
+    await hub.attach(goes)
+    gate, waiting = _slow(hub, "hold_room")
+    reclaiming = asyncio.create_task(hub._reclaim())  # as after the others gave this process up
+    await asyncio.wait_for(waiting.wait(), 5)
+    goes.close()
+    assert await hub.detach(goes)
+    gate.set()
+    await asyncio.wait_for(reclaiming, 10)
+    assert "ROOMB" not in hub.connections and await listed(hub) == {"ROOMA"}
