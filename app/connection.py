@@ -13,9 +13,10 @@ from collections import deque
 from collections.abc import Coroutine
 from typing import Any
 
-from starlette.websockets import WebSocket, WebSocketState
+from starlette.websockets import WebSocketState
 
 from .protocol import Close
+from .socket import RawSocket
 
 log = logging.getLogger("mercyless.ws")
 _ids = itertools.count(1)
@@ -39,7 +40,7 @@ class TokenBucket:
 
 
 class Connection:
-    def __init__(self, ws: WebSocket, code: str, player: str, *, outbox_limit: int, burst: int,
+    def __init__(self, ws: RawSocket, code: str, player: str, *, outbox_limit: int, burst: int,
                  per_s: float, send_timeout_s: float) -> None:
         self.id = next(_ids)
         self.ws = ws

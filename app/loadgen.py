@@ -251,25 +251,27 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     await start_rooms(rooms)
     drivers = [asyncio.create_task(room.drive()) for room in rooms]
     await asyncio.sleep(2)  # warm-up
-    stats.sent.clear()
-    stats.arrivals.clear()
-    stats.actions = stats.errors = 0
-    stats.error_codes.clear()
-    stats.welcomes = stats.received = 0
-    _pause_own_collector()
-    cpu0 = sum(map(cpu_seconds, pids))
-    own0 = time.process_time()
-    t0 = time.perf_counter()
-    await asyncio.sleep(duration)
-    for room in rooms:
-        room.acting = False
-        room.changed.set()
-    elapsed = time.perf_counter() - t0
-    cpu = sum(map(cpu_seconds, pids)) - cpu0
-    own = time.process_time() - own0
-    actions, received = stats.actions, stats.received
-    await asyncio.sleep(0.5)  # let the last patches land
-    _resume_own_collector()
+    await _pause_own_collector()
+    try:
+        stats.sent.clear()
+        stats.arrivals.clear()
+        stats.actions = stats.errors = 0
+        stats.error_codes.clear()
+        stats.welcomes = stats.received = 0
+        cpu0 = sum(map(cpu_seconds, pids))
+        own0 = time.process_time()
+        t0 = time.perf_counter()
+        await asyncio.sleep(duration)
+        for room in rooms:
+            room.acting = False
+            room.changed.set()
+        elapsed = time.perf_counter() - t0
+        cpu = sum(map(cpu_seconds, pids)) - cpu0
+        own = time.process_time() - own0
+        actions, received = stats.actions, stats.received
+        await asyncio.sleep(0.5)  # let the last patches land
+    finally:
+        _resume_own_collector()
     lat = sorted(stats.latencies_ms())
     stop.set()
     await asyncio.gather(*tasks, *drivers, return_exceptions=True)
@@ -282,13 +284,16 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
             "generator_cpu_share": own / elapsed}
 
 
-def _pause_own_collector() -> None:
+async def _pause_own_collector() -> None:
     """Keep the generator's own full collections out of the latencies it measures: over 1000
     sockets one pauses it 70-170 ms (measured with gc.callbacks), which showed as the p99 of a
-    server that answered in a few ms. The measured window is short; cycles wait until after it."""
+    server that answered in a few ms. The measured window is short; cycles wait until after it.
+    The last collection comes first, and the frames that queued up during it are read before
+    the window opens."""
     gc.collect()
     gc.freeze()
     gc.disable()
+    await asyncio.sleep(0.2)
 
 
 def _resume_own_collector() -> None:
@@ -322,17 +327,19 @@ async def echo_run(url: str, pid: int | None, conns: int, duration: float, path:
 
     tasks = [asyncio.create_task(one()) for _ in range(conns)]
     await asyncio.sleep(1)
-    count = 0
-    lat.clear()
-    _pause_own_collector()
-    cpu0 = cpu_seconds(pid) if pid else 0.0
-    t0 = time.perf_counter()
-    await asyncio.sleep(duration)
-    elapsed = time.perf_counter() - t0
-    done = count
-    cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
-    stop = True
-    _resume_own_collector()
+    await _pause_own_collector()
+    try:
+        count = 0
+        lat.clear()
+        cpu0 = cpu_seconds(pid) if pid else 0.0
+        t0 = time.perf_counter()
+        await asyncio.sleep(duration)
+        elapsed = time.perf_counter() - t0
+        done = count
+        cpu = (cpu_seconds(pid) - cpu0) if pid else 0.0
+        stop = True
+    finally:
+        _resume_own_collector()
     await asyncio.gather(*tasks, return_exceptions=True)
     lat.sort()
     return {"msgs_per_s": done / elapsed, "cpu_us_per_msg": cpu / max(done, 1) * 1e6, "p99": _q(lat, 0.99)}
@@ -444,7 +451,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--idle", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=1,
                         help="saturated and echo runs, alternating (the ratios' median is printed)")
-    run_fast(main_async(parser.parse_args(argv)))
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    run_fast(main_async(args))
 
 
 def run_fast(coro: Any) -> None:

@@ -26,7 +26,7 @@ from .logs import setup_logging
 from .paths import WEB_DIR
 from .protocol import Err
 from .settings import Settings, get_settings
-from .socket import RawSocket, game_socket_code
+from .socket import RawSocket, game_socket_code, route_path
 from .store import RoomStore, make_redis
 
 log = logging.getLogger("mercyless")
@@ -38,14 +38,16 @@ FULL_COLLECTION_EVERY = 100
 class MercylessApp(FastAPI):
     """FastAPI, with the game's sockets (``/ws/{code}``) answered before its middleware and
     router: a socket is open for a whole game night, and each layer it would wait in costs
-    memory, collector time and a hop per frame (app.socket)."""
+    memory, collector time and a hop per frame (app.socket). Middleware added to this app
+    therefore does not see game sockets."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         code = game_socket_code(scope)
         if code is not None:
             scope["app"] = self
             await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
-        elif scope["type"] == "websocket" and scope["path"] == ECHO_PATH and self.state.settings.bench_echo:
+        elif (scope["type"] == "websocket" and self.state.settings.bench_echo
+              and route_path(scope) == ECHO_PATH):
             await bench_echo.serve(RawSocket(scope, receive, send))
         else:
             await super().__call__(scope, receive, send)

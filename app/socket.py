@@ -11,6 +11,7 @@ holds four, and a frame goes straight to uvicorn's ``send``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from types import CoroutineType
 from typing import Any
 
 from starlette.datastructures import Headers
@@ -23,15 +24,21 @@ Send = Callable[[Message], Awaitable[None]]
 PREFIX = "/ws/"
 
 
+def route_path(scope: MutableMapping[str, Any]) -> str:
+    """The path below the app's mount point (``root_path``), as Starlette's router sees it."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+        return path[len(root):] or "/"
+    return path
+
+
 def game_socket_code(scope: MutableMapping[str, Any]) -> str | None:
     """The room code in a ``/ws/{code}`` WebSocket scope (as the router's ``{code}`` would
     match it: one non-empty path segment), else None."""
     if scope["type"] != "websocket":
         return None
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root):]
+    path = route_path(scope)
     if not path.startswith(PREFIX):
         return None
     code = path[len(PREFIX):]
@@ -69,7 +76,10 @@ class RawSocket:
         self.application_state = WebSocketState.CONNECTED
 
     def send_text(self, text: str) -> Coroutine[Any, Any, None]:
-        return self._send({"type": "websocket.send", "text": text})  # type: ignore[return-value]
+        sending = self._send({"type": "websocket.send", "text": text})
+        if type(sending) is CoroutineType:  # uvicorn's: driven as it is by Connection.send
+            return sending
+        return _awaiting(sending)  # any other awaitable (another server, a wrapping layer)
 
     async def close(self, code: int = 1000) -> None:
         """Close (before the handshake: refuse it with HTTP 403, as the server does for any
@@ -78,3 +88,7 @@ class RawSocket:
             return
         self.application_state = WebSocketState.DISCONNECTED
         await self._send({"type": "websocket.close", "code": code})
+
+
+async def _awaiting(awaitable: Awaitable[None]) -> None:
+    await awaitable

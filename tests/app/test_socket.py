@@ -4,6 +4,7 @@ and the benchmark's echoes (served only when asked for)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
@@ -25,6 +26,7 @@ def test_only_a_websocket_on_ws_and_one_path_segment_is_a_game_socket():
     assert game_socket_code(_scope("/ws/ABC123")) == "ABC123"
     assert game_socket_code(_scope("/ws/abc")) == "abc"  # normalised later, as before
     assert game_socket_code(_scope("/mercy/ws/ABC123", root="/mercy")) == "ABC123"
+    assert game_socket_code(_scope("/mercyless/ws/ABC123", root="/mercy")) is None  # not below it
     for path in ("/ws/", "/ws", "/ws/AB/CD", "/ws-echo", "/api/rooms", "/wsx/ABC"):
         assert game_socket_code(_scope(path)) is None, path
     assert game_socket_code(_scope("/ws/ABC123", kind="http")) is None
@@ -47,6 +49,24 @@ async def test_a_raw_socket_accepts_after_the_connect_message_and_closes_once():
     await ws.close(1000)  # already closed: nothing more goes out
     assert sent == [{"type": "websocket.accept"}, {"type": "websocket.send", "text": "hi"},
                     {"type": "websocket.close", "code": 4409}]
+
+
+async def test_a_raw_socket_sends_through_a_server_send_that_is_not_a_coroutine():
+    sent: list[dict] = []
+
+    class Sent:
+        def __init__(self, message: dict) -> None:
+            self.message = message
+
+        def __await__(self):
+            sent.append(self.message)
+            return iter(())
+
+    ws = RawSocket({"type": "websocket"}, None, Sent)  # type: ignore[arg-type]
+    sending = ws.send_text("hi")
+    with contextlib.suppress(StopIteration):
+        sending.send(None)  # driven as Connection.send drives it
+    assert sent == [{"type": "websocket.send", "text": "hi"}]
 
 
 async def test_a_raw_socket_refuses_to_accept_without_a_connect_message():
