@@ -104,7 +104,8 @@ def take_turn(page) -> bool:
         page.wait_for_selector("button[data-key=uno][aria-pressed=true]")
     if s["playable"]:
         try:
-            page.locator(".hand-card.playable").first.click(timeout=3000)
+            # near the left edge: in a big hand the next card lies over the rest of this one
+            page.locator(".hand-card.playable").first.click(position={"x": 8, "y": 30}, timeout=3000)
         except PlaywrightError:  # the table changed under the click (a bot moved, the round
             return False         # ended, the hand re-rendered): read it again
     elif s["take"]:

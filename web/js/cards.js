@@ -80,7 +80,10 @@ export function cardFace(code, opts = {}) {
   }
   const letter = t(`letter.${p.c}`);
   const face = h("span.face", { "aria-hidden": "true" });
-  face.append(h("span.corner.tl", h("b", letter), s.corner && !s.icon ? h("i", s.corner) : null));
+  // the top-left corner names the card by itself (in an overlapped hand it is what shows): the
+  // colour letter, then the value, or the symbol of a card without one ("W +4" is the Reverse +4)
+  const tlMark = s.icon && !s.big ? svg(ICONS[s.icon], "mini") : s.corner ? h("i", s.corner) : null;
+  face.append(h("span.corner.tl", h("b", letter), tlMark));
   const oval = h("span.oval");
   if (s.icon) oval.append(svg(ICONS[s.icon], `sym sym-${s.icon}`));
   if (s.big) oval.append(h("span.big", { class: s.big.length > 2 ? "long" : "" }, s.big));

@@ -63,6 +63,15 @@ function build(stage) {
 
   const handH = h("h2#hand-h.hand-h");
   const hand = h("div#hand.hand", { role: "group", "aria-labelledby": "hand-h", onkeydown: onHandKey });
+  // the fan follows the hand's width (a resized window, the log column coming and going); its
+  // border box, as fitHand changes the padding
+  let handWidth = 0;
+  new ResizeObserver((entries) => {
+    const width = entries[0].borderBoxSize?.[0]?.inlineSize ?? hand.offsetWidth;
+    if (Math.abs(width - handWidth) < 0.5) return;
+    handWidth = width;
+    if (T?.hand === hand) fitHand(hand);
+  }).observe(hand, { box: "border-box" });
   const mine = h("div.mine");
   const note = h("p.note.table-note", { hidden: true });
   const keysHint = h("p.keys-hint", t("table.shortcuts"));
@@ -352,6 +361,68 @@ function renderHand(v, fx) {
   T.hand.dataset.size = String(hand.length);
   T.hand.classList.toggle("big", hand.length >= 10);
   T.hand.classList.toggle("huge", hand.length >= 17);
+  fitHand(T.hand);
+}
+
+// A hand wider than its row overlaps its cards, as card players hold them, instead of wrapping
+// into more rows: from about 12 cards the rows pushed the hand's bottom and the keyboard hints
+// below the fold of a laptop screen. Each card keeps its top-left corner in view (colour letter,
+// symbol, value: cards.js draws the whole name there) and so a strip to click. A hand too big for
+// one row even so takes smaller cards and as many rows as it needs, overlapped alike. Touch
+// screens and narrow windows keep whole cards in rows, as before: a sliver is no tap target.
+const NO_FAN = "(pointer: coarse), (max-width: 600px)";
+const CORNER_MARGIN = 4; // px between a corner's text and the next card's edge
+
+function fitHand(hand) {
+  hand.classList.remove("fan", "fan-small");
+  hand.style.removeProperty("--fan-over");
+  hand.style.removeProperty("--fan-gap");
+  hand.style.removeProperty("padding-left");
+  const cards = [...hand.querySelectorAll(".hand-card")];
+  if (cards.length < 2 || matchMedia(NO_FAN).matches) return;
+  let plan = fanPlan(hand, cards);
+  if (plan && plan.rows > 1) {
+    hand.classList.add("fan-small");
+    plan = fanPlan(hand, cards);
+  }
+  if (!plan || plan.step === null) return;
+  // each card is pulled left over its neighbour (the first of each row too: the padding makes up
+  // for it), or set a narrower gap apart; flex-wrap then breaks the rows where the cards fill them
+  const over = Math.max(0, plan.w - plan.step);
+  hand.style.setProperty("--fan-over", `${over.toFixed(2)}px`);
+  hand.style.setProperty("--fan-gap", `${Math.max(0, plan.step - plan.w).toFixed(2)}px`);
+  hand.style.paddingLeft = `${(plan.padLeft + over).toFixed(2)}px`;
+  hand.classList.add("fan");
+}
+
+/** null when whole cards fit one row; else the rows and the step from a card to the next (null:
+ * rows of cards as they are). */
+function fanPlan(hand, cards) {
+  const n = cards.length;
+  const cs = getComputedStyle(hand);
+  const padLeft = parseFloat(cs.paddingLeft) || 0;
+  const room = hand.clientWidth - padLeft - (parseFloat(cs.paddingRight) || 0) - 1;
+  const w = cards[0].offsetWidth;
+  const gap = parseFloat(cs.columnGap) || 0;
+  const starts = cards.filter((c) => c.classList.contains("group-start"));
+  const groupGap = starts.length ? parseFloat(getComputedStyle(starts[0]).marginLeft) || 0 : 0;
+  if (n * w + (n - 1) * gap + starts.length * groupGap <= room) return null;
+  // the widest corner in the hand ("+10"), from layout boxes: a lifted or entering card's
+  // transform does not count
+  let least = w * 0.3;
+  for (const card of cards) {
+    const corner = card.querySelector(".corner.tl");
+    if (corner) least = Math.max(least, (corner.offsetParent?.offsetLeft || 0) + corner.offsetLeft + corner.offsetWidth);
+  }
+  least = Math.min(w, least + CORNER_MARGIN);
+  for (let rows = 1; rows <= n; rows++) {
+    const perRow = Math.ceil(n / rows);
+    // every colour change is counted in each row: a row never holds fewer cards than planned
+    const step = perRow < 2 ? w : (room - w - Math.min(starts.length, perRow - 1) * groupGap) / (perRow - 1);
+    if (step >= w + gap) return { rows, step: null };
+    if (step >= least) return { rows, step: Math.floor(step * 100) / 100, w, padLeft };
+  }
+  return { rows: n, step: null };
 }
 
 function renderMine(v) {
