@@ -175,3 +175,121 @@ def test_a_big_hand_on_a_phone_keeps_its_cards_apart(pages, web_server, artifact
     assert got["hidden"] == [], got
     assert got["docWidth"] <= got["vw"], got
     page.screenshot(path=str(artifacts / "hand-15-phone.png"), full_page=True)
+
+
+def test_a_big_hand_at_a_full_table_with_a_stack_keeps_the_hints_in_view(pages, web_server, artifacts):
+    # eight seats: the opponents take two rows on a desktop; the seven others never play, so Ann
+    # (seat 0) keeps the turn until she stacks a Draw 2 on the next seat
+    deck = {code: 3 * n for code, n in BIG_HAND_DECK.items()} | {"r-draw2": 40}
+    rules = {"hand_size": 14, "mercy_limit": 60, "turn_timer_s": 0, "draw": "voluntary",
+             "first_card": "redraw", "deck": deck}
+    made = web_server.create("Ann", rules=rules)
+    for name in ("Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"):
+        web_server.join(made["code"], name)
+    page = pages.new(viewport=DESKTOP)
+    seat_browser(page, web_server, made["code"], made)
+    page.wait_for_selector(".lobby")
+    page.get_by_role("button", name="Start the game").click()
+    page.wait_for_selector(".table .hand-card")
+    expect(page.locator(".opponents .opp")).to_have_count(7)
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    expect(page.locator(".hand .hand-card")).to_have_count(14)
+    for n in (14, 20, 40):
+        draw_until(page, n)
+        got = page.evaluate(HAND_JS)
+        page.screenshot(path=str(artifacts / f"hand-{n}-eight-seats.png"))
+        assert got["hintShown"], got
+        assert got["hintBottom"] <= got["vh"], (n, got)
+        assert got["hidden"] == [], got
+        assert got["docWidth"] <= got["vw"], got
+    # a Draw 2 on Bob: the stack bar joins the table, the hand keeps 39 cards or so (two rows)
+    while not page.locator(".hand-card[data-card='r-draw2']").count():  # one in seven cards is one
+        draw_until(page, page.locator(".hand .hand-card").count() + 1)
+    n = page.locator(".hand .hand-card").count()
+    page.locator(".hand-card[data-card='r-draw2']").first.click(position={"x": 6, "y": 40})
+    expect(page.locator(".stackbar")).to_be_visible()
+    expect(page.locator(".hand .hand-card")).to_have_count(n - 1)
+    got = page.evaluate(HAND_JS)
+    page.screenshot(path=str(artifacts / "hand-40-eight-seats-stack.png"))
+    assert got["hintShown"], got
+    assert got["hintBottom"] <= got["vh"], got
+    assert got["hidden"] == [], got
+    assert got["docWidth"] <= got["vw"], got
+
+
+# The top bar on a phone: the language picker's closed face reads whole (on a phone the language's
+# code, over a transparent select that gets every tap; elsewhere the select's own text, its name),
+# and nothing in the bar runs past the window.
+TOP_BAR_JS = """() => {
+  const vw = document.documentElement.clientWidth;
+  const bar = document.querySelector('.topbar');
+  const sel = bar.querySelector('select.lang');
+  const face = bar.querySelector('.lang-face');
+  const label = sel.selectedOptions[0].text;
+  const problems = [];
+  for (const el of bar.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && (r.left < -0.5 || r.right > vw + 0.5)) {
+      problems.push(`${el.tagName} ${el.className}: ${r.left.toFixed(0)}..${r.right.toFixed(0)} of ${vw}`);
+    }
+  }
+  if (bar.scrollWidth > bar.clientWidth + 1) {
+    problems.push(`the bar scrolls: ${bar.scrollWidth} > ${bar.clientWidth}`);
+  }
+  const cs = getComputedStyle(sel);
+  let shown = label;
+  if (face && getComputedStyle(face).display !== 'none') {
+    shown = face.textContent;
+    if (Number(cs.opacity) > 0.05) problems.push('the select shows over the code');
+    if (face.scrollWidth > face.clientWidth + 1) problems.push(`"${shown}" is clipped`);
+    const f = face.getBoundingClientRect(), s = sel.getBoundingClientRect();
+    if (s.left > f.left + 1 || s.right < f.right - 1 || s.top > f.top + 1 || s.bottom < f.bottom - 1) {
+      problems.push('the select does not cover the code');
+    }
+  } else {
+    const probe = document.createElement('span');
+    probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre';
+    probe.style.font = cs.font;
+    probe.textContent = label;
+    document.body.append(probe);
+    const need = probe.getBoundingClientRect().width;
+    probe.remove();
+    const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    if (need > room + 0.5) problems.push(`"${label}" needs ${need.toFixed(0)}px, has ${room.toFixed(0)}px`);
+  }
+  return {problems, shown, label};
+}"""
+
+
+LANG_FACES = {"en": ("English", "EN"), "nl": ("Nederlands", "NL")}  # the name, the code on a phone
+
+
+@pytest.mark.parametrize("locale", ["en-US", "nl-NL"])
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_language_picker_reads_whole_in_the_top_bar(pages, web_server, locale, viewport, artifacts):
+    phone = viewport is PHONE
+    names = LANG_FACES[locale[:2]]
+    page = pages.new(locale=locale, phone=phone, viewport=viewport)
+    page.goto("/")
+    page.wait_for_selector(".topbar select.lang")
+    got = page.evaluate(TOP_BAR_JS)
+    assert got["problems"] == [], got
+    assert got["label"] == names[0]
+    assert got["shown"] == names[1 if phone else 0], got
+    # in a room the bar holds the room code and Leave as well
+    made = web_server.create("Ann")
+    seat_browser(page, web_server, made["code"], made)
+    page.wait_for_selector(".lobby")
+    got = page.evaluate(TOP_BAR_JS)
+    assert got["problems"] == [], got
+    assert got["shown"] == names[1 if phone else 0], got
+    page.screenshot(path=str(artifacts / f"topbar-{locale}-{'phone' if phone else 'desktop'}.png"))
+    # the options keep their whole names, and a choice is still made on the picker itself
+    other = "en" if locale == "nl-NL" else "nl"
+    options = page.eval_on_selector_all("select.lang option", "os => os.map((o) => o.text)")
+    assert options == ["English", "Nederlands"]
+    page.locator("select.lang").select_option(other)
+    expect(page.locator("html")).to_have_attribute("lang", other)
+    got = page.evaluate(TOP_BAR_JS)
+    assert got["problems"] == [], got
+    assert got["shown"] == LANG_FACES[other][1 if phone else 0], got

@@ -20,13 +20,16 @@ let tickTimer = null;
 
 // -- shared chrome ------------------------------------------------------------------------------
 
+// On a phone the closed picker shows the language's code ("NL": "Nederlands" was cut), its options
+// the whole names: the select lies transparent over the code, as a rule's choice in the lobby does.
 function langSelect() {
-  return h("select.lang", { "aria-label": t("lang.label"), title: t("lang.label"),
+  const select = h("select.lang", { "aria-label": t("lang.label"), title: t("lang.label"),
     onchange: (e) => {
       setLang(e.target.value, true);
       rebuild();
     } },
   Object.keys(LANGS).map((l) => h("option", { value: l, selected: l === lang() }, LANG_NAMES[l])));
+  return h("span.lang-pick", select, h("span.lang-face", { "aria-hidden": "true" }, lang().toUpperCase()));
 }
 
 function soundToggle() {

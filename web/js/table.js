@@ -796,10 +796,43 @@ export function renderTable(stage, fx = {}) {
   renderHand(v, fx);
   renderMine(v);
   renderOverlay(v);
+  fitTable();
   handlePending(v);
   applyFx(fx);
   tick();
 }
+
+// A crowded table on a laptop screen (two rows of opponents, a stack bar, a player to catch, a big
+// hand) pushed the hand and the key hints below the fold. When the bottom of the player's box does
+// not fit the window, the table tightens step by step, each step kept while a later one is added:
+// compact opponent chips in one row, smaller piles, then a tighter hand box with smaller cards. Not
+// on phones and touch screens: they scroll, and keep their own whole-card layout.
+const SNUG = ["snug-opps", "snug-piles", "snug-me"];
+
+function fitTable() {
+  if (!T) return;
+  const root = T.root;
+  const smaller = root.classList.contains("snug-me");
+  root.classList.remove(...SNUG);
+  if (smaller) fitHand(T.hand); // planned for the smaller cards
+  const bottom = () => T.hand.closest(".me").getBoundingClientRect().bottom + window.scrollY;
+  const fits = () => bottom() <= document.documentElement.clientHeight;
+  if (!matchMedia(NO_FAN).matches && !root.classList.contains("spectating") && !fits()) {
+    for (const c of SNUG) {
+      root.classList.add(c);
+      if (c === "snug-me") fitHand(T.hand); // its cards are smaller: the fan is planned again
+      if (fits()) break;
+    }
+  }
+}
+
+let fitFrame = 0;
+window.addEventListener("resize", () => {
+  cancelAnimationFrame(fitFrame);
+  fitFrame = requestAnimationFrame(() => {
+    if (T && T.root.isConnected) fitTable();
+  });
+});
 
 /** Countdowns: every element with data-deadline (server clock) is refreshed. */
 export function tick() {
