@@ -228,27 +228,32 @@ class Hub:
 
     async def _heartbeat(self) -> None:
         """Beat every ``node_beat_ms``; hand over what processes that stopped beating held."""
-        settings = self.settings
         while True:
-            await asyncio.sleep(settings.node_beat_ms / 1000 / self.clock.speed)
+            await asyncio.sleep(self.settings.node_beat_ms / 1000 / self.clock.speed)
             try:
-                # a hold or release written meanwhile may cross these: an extra entry only
-                # costs a sweep a look at a room where this process holds nobody
-                unlisted = self._unlisted - self._held
-                revived, dead = await self.store.beat(self.origin, self.clock.now_ms(),
-                                                      settings.node_ttl_ms, held=self._held,
-                                                      unlisted=unlisted)
-                self._unlisted -= unlisted
-                if revived:  # others gave this process up (a long stall): claim its sockets again
-                    await self._reclaim()
-                for node in dead:
-                    await self._sweep(node)
+                await self._beat()
             except asyncio.CancelledError:
                 raise
             except RedisError:
                 continue
             except Exception:
                 log.exception("heartbeat failed")
+
+    async def _beat(self) -> None:
+        # the held rooms are listed again and failed removals retried; a hold or release
+        # written meanwhile may cross these: an extra entry only costs a sweep a look at a
+        # room where this process holds nobody, and a room held again while its old removal
+        # was retried is listed once more below
+        unlisted = self._unlisted - self._held
+        revived, dead = await self.store.beat(self.origin, self.clock.now_ms(), self.settings.node_ttl_ms,
+                                              held=self._held, unlisted=unlisted)
+        self._unlisted -= unlisted
+        for code in unlisted & self._held:
+            await self._list_room(code)
+        if revived:  # others gave this process up (a long stall): claim its sockets again
+            await self._reclaim()
+        for node in dead:
+            await self._sweep(node)
 
     async def _sweep(self, node: str) -> None:
         """Mark the players ``node`` held disconnected, room by room, then forget ``node``.

@@ -153,3 +153,17 @@ async def test_a_socket_gone_while_the_process_reclaims_its_seats_stays_gone(mak
     gate.set()
     await asyncio.wait_for(reclaiming, 10)
     assert "ROOMB" not in hub.connections and await listed(hub) == {"ROOMA"}
+
+
+async def test_a_room_held_again_while_its_failed_removal_is_retried_stays_listed(make_hub):
+    hub = make_hub()
+    await hub.store.beat(hub.origin, hub.clock.now_ms(), hub.settings.node_ttl_ms)  # known alive
+    hub._unlisted.add("AGAIN")  # its last socket went and the removal failed on a Redis error
+    gate, waiting = _slow(hub, "beat")
+    beating = asyncio.create_task(hub._beat())  # retries the removal...
+    await asyncio.wait_for(waiting.wait(), 5)
+    await hub.attach(FakeConnection("AGAIN", "p1"))  # ...while a new socket of the room is held
+    assert "AGAIN" in await listed(hub)
+    gate.set()
+    await asyncio.wait_for(beating, 5)
+    assert await listed(hub) == {"AGAIN"}
