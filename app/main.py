@@ -44,7 +44,6 @@ class MercylessApp(FastAPI):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         code = game_socket_code(scope)
         if code is not None:
-            scope["app"] = self
             await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
         elif (scope["type"] == "websocket" and self.state.settings.bench_echo
               and route_path(scope) == ECHO_PATH):

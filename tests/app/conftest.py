@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import json
 
+import fakeredis
 import pytest
+import redis.asyncio as aioredis
 
-from .harness import RedisServer, ServerProcess, real_redis_available
+from .harness import REAL_REDIS, RedisServer, ServerProcess, real_redis_available
 
 BACKENDS = ["fake", "real"]
 
@@ -24,6 +26,19 @@ def server(backend: str, request: pytest.FixtureRequest):
     yield proc
     err = proc.stop()
     assert "Traceback" not in err, err[-3000:]
+
+
+@pytest.fixture
+async def redis_client(backend: str):
+    """An asyncio client of fakeredis or of the real Redis, as ``backend`` says (in process)."""
+    if backend == "real":
+        if not real_redis_available():
+            pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
+        client = aioredis.from_url(REAL_REDIS)
+    else:
+        client = fakeredis.FakeAsyncRedis()
+    yield client
+    await client.aclose()
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-import fakeredis
 import orjson
 import pytest
-import redis.asyncio as aioredis
 
 from app.actor import RoomActor
 from app.clock import Clock
@@ -18,8 +16,6 @@ from app.hub import Hub
 from app.room import ROUND_OVER, Room, Seat
 from app.settings import Settings
 from app.store import RoomStore
-
-from .harness import REAL_REDIS, real_redis_available
 
 GRACE_MS = 100_000
 
@@ -33,13 +29,8 @@ def document(version: int, dropped_at: int) -> bytes:
 
 
 @pytest.fixture
-async def hub(backend: str):
-    if backend == "real":
-        if not real_redis_available():
-            pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-        redis = aioredis.from_url(REAL_REDIS)
-    else:
-        redis = fakeredis.FakeAsyncRedis()
+async def hub(redis_client):
+    redis = redis_client
     settings = Settings(reconnect_grace_ms=GRACE_MS, scheduler_poll_ms=60_000)
     store = RoomStore(redis, f"test-{uuid.uuid4().hex[:8]}", ttl_ms=3_600_000)
     hub = Hub(settings, store, Clock(), publishes=False)
@@ -50,7 +41,6 @@ async def hub(backend: str):
     keys = [k async for k in redis.scan_iter(f"{store.prefix}*")]
     if keys:
         await redis.delete(*keys)
-    await redis.aclose()
 
 
 async def indexed(hub: Hub, code: str) -> int | None:

@@ -9,16 +9,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-import fakeredis
 import pytest
-import redis.asyncio as aioredis
 
 from app.clock import Clock
 from app.hub import Hub
 from app.settings import Settings
 from app.store import RoomStore
-
-from .harness import REAL_REDIS, real_redis_available
 
 
 class FakeConnection:
@@ -34,23 +30,11 @@ class FakeConnection:
 
 
 @pytest.fixture
-async def redis(backend: str):
-    if backend == "real":
-        if not real_redis_available():
-            pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-        client = aioredis.from_url(REAL_REDIS)
-    else:
-        client = fakeredis.FakeAsyncRedis()
-    yield client
-    await client.aclose()
-
-
-@pytest.fixture
-async def make_hub(redis):
+async def make_hub(redis_client):
     made: list[Hub] = []
 
     def make(**settings) -> Hub:
-        store = RoomStore(redis, f"test-{uuid.uuid4().hex[:8]}", ttl_ms=3_600_000)
+        store = RoomStore(redis_client, f"test-{uuid.uuid4().hex[:8]}", ttl_ms=3_600_000)
         hub = Hub(Settings(scheduler_poll_ms=60_000, **settings), store, Clock(), publishes=False)
         made.append(hub)
         return hub
@@ -58,9 +42,9 @@ async def make_hub(redis):
     yield make
     for hub in made:
         await hub.stop()
-        keys = [k async for k in redis.scan_iter(f"{hub.store.prefix}*")]
+        keys = [k async for k in redis_client.scan_iter(f"{hub.store.prefix}*")]
         if keys:
-            await redis.delete(*keys)
+            await redis_client.delete(*keys)
 
 
 async def listed(hub: Hub) -> set[str]:
@@ -92,11 +76,11 @@ async def test_a_release_and_a_hold_a_moment_apart_leave_the_room_listed(make_hu
     assert await listed(hub) == {"ROOM1"}  # the process holds a socket there
 
 
-async def test_a_listing_lost_to_redis_comes_back_with_the_next_heartbeat(make_hub, redis):
+async def test_a_listing_lost_to_redis_comes_back_with_the_next_heartbeat(make_hub, redis_client):
     hub = make_hub(node_beat_ms=50)
     await hub.start()
     await hub.attach(FakeConnection("ROOM2", "p1"))
-    await redis.delete(hub.store.node_rooms_key(hub.origin))  # as if the hold had failed
+    await redis_client.delete(hub.store.node_rooms_key(hub.origin))  # as if the hold had failed
     async with asyncio.timeout(5):
         while await listed(hub) != {"ROOM2"}:
             await asyncio.sleep(0.02)
@@ -120,7 +104,7 @@ def _slow(hub: Hub, name: str) -> tuple[asyncio.Event, asyncio.Event]:
     return gate, waiting
 
 
-async def test_a_slow_listing_write_holds_up_neither_the_heartbeat_nor_other_rooms(make_hub, redis):
+async def test_a_slow_listing_write_holds_up_neither_the_heartbeat_nor_other_rooms(make_hub, redis_client):
     hub = make_hub(node_beat_ms=50)
     await hub.start()
     hold = hub.store.hold_room
@@ -130,9 +114,9 @@ async def test_a_slow_listing_write_holds_up_neither_the_heartbeat_nor_other_roo
     hub.store.hold_room = hold  # type: ignore[method-assign]  # other rooms write at once
     await asyncio.wait_for(hub.attach(FakeConnection("FAST", "p1")), 5)
     assert "FAST" in await listed(hub)
-    beat = await redis.zscore(hub.store.nodes_key, hub.origin)
+    beat = await redis_client.zscore(hub.store.nodes_key, hub.origin)
     async with asyncio.timeout(5):  # the heartbeat goes on meanwhile
-        while await redis.zscore(hub.store.nodes_key, hub.origin) == beat:
+        while await redis_client.zscore(hub.store.nodes_key, hub.origin) == beat:
             await asyncio.sleep(0.02)
     assert not stuck.done()
     gate.set()

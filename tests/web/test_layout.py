@@ -12,10 +12,26 @@ from .test_flows import seat_browser
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
+# The width a <select>'s chosen text needs on one line, and the room its content box has.
+SELECT_TEXT_FIT_JS = """
+  const selectTextFit = (sel, label) => {
+    const cs = getComputedStyle(sel);
+    const probe = document.createElement('span');
+    probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre';
+    probe.style.font = cs.font;
+    probe.style.letterSpacing = cs.letterSpacing;
+    probe.textContent = label;
+    document.body.append(probe);
+    const need = probe.getBoundingClientRect().width;
+    probe.remove();
+    return {need, room: sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)};
+  };
+"""
+
 # Every rule <select> in the lobby: is the chosen option's whole text on screen? A select draws its
 # text on one line and cuts what does not fit, so a visible select must hold the text in its content
 # box; a transparent select must lie over an element that shows exactly that text, unclipped.
-RULE_CHOICES_JS = """() => {
+RULE_CHOICES_JS = """() => {""" + SELECT_TEXT_FIT_JS + """
   const problems = [];
   const vw = document.documentElement.clientWidth;
   for (const sel of document.querySelectorAll('.rulegrid select')) {
@@ -23,15 +39,7 @@ RULE_CHOICES_JS = """() => {
     const cs = getComputedStyle(sel);
     let box;
     if (Number(cs.opacity) > 0.05) {
-      const probe = document.createElement('span');
-      probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre';
-      probe.style.font = cs.font;
-      probe.style.letterSpacing = cs.letterSpacing;
-      probe.textContent = label;
-      document.body.append(probe);
-      const need = probe.getBoundingClientRect().width;
-      probe.remove();
-      const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      const {need, room} = selectTextFit(sel, label);
       if (need > room + 0.5) {
         problems.push(`${sel.id}: "${label}" needs ${need.toFixed(0)}px, has ${room.toFixed(0)}px`);
       }
@@ -220,7 +228,7 @@ def test_a_big_hand_at_a_full_table_with_a_stack_keeps_the_hints_in_view(pages, 
 # The top bar on a phone: the language picker's closed face reads whole (on a phone the language's
 # code, over a transparent select that gets every tap; elsewhere the select's own text, its name),
 # and nothing in the bar runs past the window.
-TOP_BAR_JS = """() => {
+TOP_BAR_JS = """() => {""" + SELECT_TEXT_FIT_JS + """
   const vw = document.documentElement.clientWidth;
   const bar = document.querySelector('.topbar');
   const sel = bar.querySelector('select.lang');
@@ -247,14 +255,7 @@ TOP_BAR_JS = """() => {
       problems.push('the select does not cover the code');
     }
   } else {
-    const probe = document.createElement('span');
-    probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre';
-    probe.style.font = cs.font;
-    probe.textContent = label;
-    document.body.append(probe);
-    const need = probe.getBoundingClientRect().width;
-    probe.remove();
-    const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const {need, room} = selectTextFit(sel, label);
     if (need > room + 0.5) problems.push(`"${label}" needs ${need.toFixed(0)}px, has ${room.toFixed(0)}px`);
   }
   return {problems, shown, label};
