@@ -15,8 +15,10 @@ from app.rawredis import RawConnection, pack
 
 def test_pack_spells_resp():
     assert pack("SET", b"k", 12, "é") == b"*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n12\r\n$2\r\n\xc3\xa9\r\n"
-    with pytest.raises(TypeError):
-        pack("SET", "k", None)
+    assert pack("SET", "k", 1.5) == b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\n1.5\r\n"
+    for wrong in (None, True, ["a"]):
+        with pytest.raises(TypeError):
+            pack("SET", "k", wrong)
 
 
 async def test_a_batch_gets_its_replies_in_order_errors_as_values(own_redis):
