@@ -21,9 +21,9 @@ from redis.exceptions import RedisError
 from engine import Event, autoplay
 
 from . import bots, logic
-from .diff import DiffMemo, diff
+from .diff import DiffMemo, diff_view
 from .protocol import Err, dumps
-from .room import Loaded, Room, game_part, room_view, room_views
+from .room import Loaded, Room, game_part, room_views
 from .store import Duplicate, Stale
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ class RoomActor:
             room.finished_rounds = finished
             raise
         loaded.steps, loaded.new_round = [], False
-        hub.metrics.actions.labels(self._kind).inc()
+        hub.metrics.count_action(self._kind)
         self.fanout(loaded, events, now)
         bots.observe(loaded, events, hub.settings)
         if finished and hub.history is not None:
@@ -314,17 +314,18 @@ class RoomActor:
             return
         # every view shares its public parts, and the differ remembers what it found for a
         # shared pair of old and new parts: the public part is diffed once per fan-out
-        views = room_views(loaded, [conn.player for conn in targets], now)
+        public, views = room_views(loaded, [conn.player for conn in targets], now)
         memo: DiffMemo = {}
         wire: dict[str | None, list[dict[str, Any]]] = {}
         for conn in targets:
-            self.send_update(conn, loaded, events, now, views[conn.player], memo, wire)
+            self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire)
 
     def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
-                    view: dict[str, Any], memo: DiffMemo,
+                    view: dict[str, Any], public: dict[str, Any] | None, memo: DiffMemo,
                     wire: dict[str | None, list[dict[str, Any]]]) -> None:
-        """``view`` is one of the fan-out's views; ``memo`` and ``wire`` are shared by all its
-        viewers (the differ's findings, the events as each kind of viewer sees them)."""
+        """``view`` is one of the fan-out's views, built from the public game ``public``;
+        ``memo`` and ``wire`` are shared by all its viewers (the differ's findings, the events
+        as each kind of viewer sees them)."""
         room = loaded.room
         if conn.view is None or conn.version != room.version - 1:
             conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
@@ -337,8 +338,9 @@ class RoomActor:
             if seen is None:
                 seen = wire[key] = [e.to_wire(key) for e in events]
             conn.send(dumps({"type": "patch", "version": room.version, "now": now,
-                             "ops": diff(conn.view, view, memo=memo), "events": seen}))
+                             "ops": diff_view(conn.view, view, memo, conn.public, public), "events": seen}))
         conn.view = view
+        conn.public = public
         conn.version = room.version
 
     def welcome(self, conn: Connection) -> None:
@@ -347,10 +349,12 @@ class RoomActor:
             return
         room = self.loaded.room
         now = self.hub.clock.now_ms()
-        view = room_view(self.loaded, conn.player, now)
+        public, views = room_views(self.loaded, (conn.player,), now)
+        view = views[conn.player]
         conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
                          "now": now, "state": view}))
         conn.view = view
+        conn.public = public
         conn.version = room.version
 
     def after_no_change(self) -> None:

@@ -47,6 +47,7 @@ class Connection:
         self.code = code
         self.player = player
         self.view: dict[str, Any] | None = None  # None: the next message must be a welcome
+        self.public: dict[str, Any] | None = None  # the public game ``view`` was built from
         self.version = 0
         self.bucket = TokenBucket(burst, per_s)
         # frames waiting behind a write the socket could not take at once (None: close after)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.view import OWN_GAME_KEYS
+
 _ESCAPED: dict[str, str] = {}
 
 
@@ -39,6 +41,22 @@ def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> li
     return ops
 
 
+def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
+              old_public: dict[str, Any] | None, new_public: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """``diff(old, new, memo=memo)`` for two whole views of one viewer whose ``game`` parts were
+    built from the public games ``old_public`` and ``new_public`` (``engine.table_views``; None
+    when not known). Every key of such a ``game`` but the viewer's own (``OWN_GAME_KEYS``) holds
+    the public game's object, so what changed there is found once per fan-out, and only the
+    own keys are diffed per viewer (the per-viewer walk of ``game`` was the fan-out's largest
+    cost)."""
+    ops: list[dict[str, Any]] = []
+    if old_public is None or new_public is None:
+        _diff_memo(old, new, "", ops, memo)
+    else:
+        _diff_memo(old, new, "", ops, memo, (old_public, new_public))
+    return ops
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal as JSON, for two views of one player. ``==`` runs in C over nested dicts and
     lists, so an unchanged part of a view costs one comparison. Python's ``==`` takes ``true``
@@ -51,9 +69,11 @@ def _same(a: Any, b: Any) -> bool:
 _MISSING = object()
 
 
-def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: DiffMemo) -> None:
+def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: DiffMemo,
+               publics: tuple[dict[str, Any], dict[str, Any]] | None = None) -> None:
     """``_diff`` one level down with the memo: a view's top level and its ``game`` are a
-    viewer's own dicts, the values inside them are shared between viewers."""
+    viewer's own dicts, the values inside them are shared between viewers (``publics``: the
+    public games the two views' ``game`` parts were built from, see ``diff_view``)."""
     if type(old) is not dict or type(new) is not dict:
         _diff(old, new, path, ops)
         return
@@ -70,7 +90,10 @@ def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: D
                 ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})
             continue
         if key == "game" and not path:
-            _diff_memo(value, other, "/game", ops, memo)
+            if publics is not None and kind is dict and type(value) is dict:
+                _diff_game(value, other, publics, ops, memo)
+            else:
+                _diff_memo(value, other, "/game", ops, memo)
             continue
         mkey = (id(value), id(other), path, key)
         hit = memo.get(mkey)
@@ -83,6 +106,40 @@ def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: D
         for key, value in new.items():
             if key not in old:
                 ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+
+
+def _diff_game(old: dict[str, Any], new: dict[str, Any], publics: tuple[dict[str, Any], dict[str, Any]],
+               ops: list[dict[str, Any]], memo: DiffMemo) -> None:
+    old_public, new_public = publics
+    mkey = (id(old_public), id(new_public), "/game", "")  # no game key is named ""
+    hit = memo.get(mkey)
+    if hit is None:
+        found: list[dict[str, Any]] = []
+        for key, value in old_public.items():
+            if key in OWN_GAME_KEYS:
+                continue
+            other = new_public.get(key, _MISSING)
+            if other is _MISSING:
+                found.append({"op": "remove", "path": f"/game/{_escape(key)}"})
+            elif value is not other:
+                _diff(value, other, f"/game/{_escape(key)}", found)
+        if new_public.keys() != old_public.keys():
+            for key, value in new_public.items():
+                if key not in old_public and key not in OWN_GAME_KEYS:
+                    found.append({"op": "add", "path": f"/game/{_escape(key)}", "value": value})
+        memo[mkey] = hit = (old_public, new_public, found)
+    ops.extend(hit[2])
+    for key in OWN_GAME_KEYS:
+        value = old.get(key, _MISSING)
+        other = new.get(key, _MISSING)
+        if value is other:
+            continue
+        if other is _MISSING:
+            ops.append({"op": "remove", "path": f"/game/{key}"})
+        elif value is _MISSING:
+            ops.append({"op": "add", "path": f"/game/{key}", "value": other})
+        else:
+            _diff(value, other, f"/game/{key}", ops)
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:

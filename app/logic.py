@@ -347,8 +347,9 @@ def replace_by_bot(loaded: Loaded, seat: Seat) -> list[Event]:
 def to_action(msg: Any) -> Action:
     """A validated protocol message as an engine action (its fields were checked at the edge:
     built directly, not through ``model_dump`` and ``Action.from_wire``, ~3x the cost)."""
-    return Action(ActionKind(msg.type), getattr(msg, "card", None), getattr(msg, "color", None),
-                  getattr(msg, "target", None), getattr(msg, "top", None), getattr(msg, "uno", False))
+    fields = msg.__dict__  # a pydantic model's values: getattr of a field a type lacks raises inside
+    return Action(ActionKind(msg.type), fields.get("card"), fields.get("color"), fields.get("target"),
+                  fields.get("top"), fields.get("uno", False))
 
 
 SYSTEM = {"expire": Action(ActionKind.EXPIRE), "timeout": Action(ActionKind.TIMEOUT),

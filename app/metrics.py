@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
@@ -18,6 +20,7 @@ class Metrics:
         self.latency = Histogram(
             "mercyless_action_seconds", "From an intent entering its room's inbox to its commit",
             buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5), registry=r)
+        self._action_children: dict[str, Any] = {}
         self.errors = Counter("mercyless_errors", "Refused messages by error code", ["code"], registry=r)
         self.timers = Counter("mercyless_timers_fired", "Deadline ticks taken from the scheduler",
                               registry=r)
@@ -25,6 +28,14 @@ class Metrics:
                                  "Commits that lost the version check and were retried", registry=r)
         self.history = Counter("mercyless_rounds_written", "Finished rounds written to the database",
                                registry=r)
+
+    def count_action(self, kind: str) -> None:
+        """``actions{kind}`` + 1, the labelled child looked up once per kind (``labels()``
+        checks and joins its arguments under a lock on every call; this runs on every commit)."""
+        child = self._action_children.get(kind)
+        if child is None:
+            child = self._action_children[kind] = self.actions.labels(kind)
+        child.inc()
 
     def render(self) -> tuple[bytes, str]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST

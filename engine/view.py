@@ -39,6 +39,11 @@ def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | N
     return views_for(s, (player,), table, now_ms)[player]
 
 
+#: The keys of a view's ``game`` that may be the viewer's own (see :func:`table_views`); every
+#: other key of it holds the public value, the same object in every view built together.
+OWN_GAME_KEYS = ("pending", "legal", "drawn")
+
+
 def views_for(s: GameState, viewers: Iterable[str | None], table: Mapping[str, SeatInfo] | None = None,
               now_ms: int | None = None) -> dict[str | None, dict[str, Any]]:
     """``view_for`` of each viewer, equal to it, built for a whole table at once.
@@ -47,6 +52,15 @@ def views_for(s: GameState, viewers: Iterable[str | None], table: Mapping[str, S
     the same values inside ``game``, and only a seat's own parts (``hand``, ``game.legal``,
     ``game.drawn``, ``game.pending.card``) are its own. Readers must treat views as read-only;
     the server's differ uses the sharing to diff a public part once per fan-out."""
+    return table_views(s, viewers, table, now_ms)[1]
+
+
+def table_views(s: GameState, viewers: Iterable[str | None], table: Mapping[str, SeatInfo] | None = None,
+                now_ms: int | None = None) -> tuple[dict[str, Any], dict[str | None, dict[str, Any]]]:
+    """:func:`views_for`'s views and the public ``game`` they were built from (a spectator's):
+    each view's ``game`` holds that dict's own values under every key but
+    :data:`OWN_GAME_KEYS`, so what changed in those keys between two such tables is the same
+    for every viewer."""
     players, game = _public(s, table)
     spectator = {"players": players, "hand": [], "game": game}
     out: dict[str | None, dict[str, Any]] = {}
@@ -58,7 +72,7 @@ def views_for(s: GameState, viewers: Iterable[str | None], table: Mapping[str, S
         own = dict(game)
         _add_own(s, own, seat, now_ms)
         out[viewer] = {"players": players, "hand": list(s.hands[seat]), "game": own}
-    return out
+    return game, out
 
 
 def _public(s: GameState, table: Mapping[str, SeatInfo] | None

@@ -9,11 +9,11 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.diff import diff
+from app.diff import diff, diff_view
 from engine.game import apply, new_game
 from engine.legal import legal_actions
 from engine.rules import make_rules
-from engine.view import view_for, views_for
+from engine.view import OWN_GAME_KEYS, table_views, view_for, views_for
 
 # Views have a schema: the value at one path keeps its JSON type from view to view (the
 # differ's precondition), so the generated documents give each key one type.
@@ -115,3 +115,43 @@ def test_a_table_of_shared_views_patches_each_seat_exactly_and_diffs_the_public_
             walked += 1
             previous = views
     assert walked > 100
+
+
+def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly():
+    """``diff_view`` takes every ``game`` key but the viewer's own from the public games'
+    diff: each seat's, the spectator's and a seat welcomed on its own (its public game is not
+    the table's) get a patch that gives exactly their new view."""
+    rng = random.Random(5)
+    players = ("p0", "p1", "p2", "p3")
+    viewers = (*players, None)
+    walked = 0
+    own_changes = dict.fromkeys(OWN_GAME_KEYS, 0)
+    for g in range(6):
+        rules = make_rules({"turn_timer_s": 30, "draw": ("one", "voluntary")[g % 2]})
+        s = new_game(players, rules, f"public-{g}").state
+        public, previous = table_views(s, viewers, None, 0)
+        publics = dict.fromkeys(viewers, public)
+        while s.winner is None:
+            now = 1000 * s.moves
+            actor = s.players[s.pending.player if s.pending is not None else s.turn]
+            s = apply(s, actor, rng.choice(legal_actions(s, actor, now)), now).state
+            public, views = table_views(s, viewers, None, now)
+            memo: dict = {}
+            for v in viewers:
+                ops = diff_view(previous[v], views[v], memo, publics[v], public)
+                assert jsonpatch.apply_patch(previous[v], ops) == views[v] == view_for(s, v, None, now)
+                assert sorted(map(repr, ops)) == sorted(map(repr, diff(previous[v], views[v])))
+                for key in OWN_GAME_KEYS:
+                    own_changes[key] += any(op["path"].startswith(f"/game/{key}") for op in ops)
+            # the public games' changes: once per distinct old public game (the table's, and
+            # the one p2 was welcomed with)
+            distinct = len({id(p) for p in publics.values()})
+            assert sum(k[2:] == ("/game", "") for k in memo) == distinct
+            previous, publics = views, dict.fromkeys(viewers, public)
+            if s.moves % 7 == 0:  # p2 resyncs: its view and public game come from a call of its own
+                publics["p2"], alone = table_views(s, ["p2"], None, now)
+                previous = {**previous, "p2": alone["p2"]}
+            walked += 1
+        # unknown public games: the whole views are walked (as diff does)
+        assert diff_view(previous["p1"], views["p0"], {}, None, None) == diff(previous["p1"], views["p0"])
+    assert walked > 150 and min(own_changes.values()) > 20, own_changes

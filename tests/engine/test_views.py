@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from engine import SeatInfo, apply, legal_actions, make_rules, new_game, view_for, views_for
+from engine.view import OWN_GAME_KEYS, table_views
 
 
 def _play(seed: int, n: int, rules_options: dict):
@@ -37,8 +38,12 @@ def test_each_view_of_a_table_equals_view_for_and_only_own_parts_differ():
             first, second = views["p0"], views["p1"]
             assert first["players"] is second["players"] is views[None]["players"]
             assert views[None] is views["someone-else"]
-            shared = [k for k in first["game"] if k not in ("legal", "drawn", "pending")]
-            assert all(first["game"][k] is views[None]["game"][k] for k in shared)
+            public, built = table_views(s, viewers, table, now)
+            assert built == views and built[None]["game"] is public
+            for v in viewers:  # every key but the own ones holds the public object itself
+                game = built[v]["game"]
+                assert game.keys() - set(OWN_GAME_KEYS) == public.keys() - set(OWN_GAME_KEYS)
+                assert all(game[k] is public[k] for k in game if k not in OWN_GAME_KEYS)
             if s.pending is not None:
                 pending_seen += 1
                 chooser = s.players[s.pending.player]
