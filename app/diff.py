@@ -89,11 +89,15 @@ def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: D
             if not (type(value) is kind and value == other):
                 ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})
             continue
-        if key == "game" and not path:
-            if publics is not None and kind is dict and type(value) is dict:
+        if publics is not None:  # a whole view (diff_view): its own parts need no memo
+            if key == "game" and kind is dict and type(value) is dict:
                 _diff_game(value, other, publics, ops, memo)
-            else:
-                _diff_memo(value, other, "/game", ops, memo)
+                continue
+            if key == "hand":
+                _diff(value, other, "/hand", ops)
+                continue
+        if key == "game" and not path:
+            _diff_memo(value, other, "/game", ops, memo)
             continue
         mkey = (id(value), id(other), path, key)
         hit = memo.get(mkey)
@@ -129,6 +133,9 @@ def _diff_game(old: dict[str, Any], new: dict[str, Any], publics: tuple[dict[str
                     found.append({"op": "add", "path": f"/game/{_escape(key)}", "value": value})
         memo[mkey] = hit = (old_public, new_public, found)
     ops.extend(hit[2])
+    # the own keys are small (a choice, a card, the legal hints): one that changed is sent
+    # whole, which costs one op instead of a walk, and is often shorter than the ops (a turn
+    # that passes empties one seat's playable cards and fills another's)
     for key in OWN_GAME_KEYS:
         value = old.get(key, _MISSING)
         other = new.get(key, _MISSING)
@@ -138,8 +145,8 @@ def _diff_game(old: dict[str, Any], new: dict[str, Any], publics: tuple[dict[str
             ops.append({"op": "remove", "path": f"/game/{key}"})
         elif value is _MISSING:
             ops.append({"op": "add", "path": f"/game/{key}", "value": other})
-        else:
-            _diff(value, other, f"/game/{key}", ops)
+        elif not _same(value, other):
+            ops.append({"op": "replace", "path": f"/game/{key}", "value": other})
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
