@@ -50,11 +50,31 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
     own keys are diffed per viewer (the per-viewer walk of ``game`` was the fan-out's largest
     cost)."""
     ops: list[dict[str, Any]] = []
-    if old_public is None or new_public is None:
+    if old_public is None or new_public is None or old.keys() != _VIEW_KEYS or new.keys() != _VIEW_KEYS:
         _diff_memo(old, new, "", ops, memo)
+        return ops
+    for key in _SHARED_VIEW_KEYS:  # the same objects in every view of the fan-out
+        value, other = old[key], new[key]
+        if value is other:
+            continue
+        mkey = (id(value), id(other), "", key)
+        hit = memo.get(mkey)
+        if hit is None:
+            found: list[dict[str, Any]] = []
+            _diff(value, other, f"/{key}", found)
+            memo[mkey] = hit = (value, other, found)
+        ops.extend(hit[2])
+    _diff(old["hand"], new["hand"], "/hand", ops)
+    game, other_game = old["game"], new["game"]
+    if type(game) is dict and type(other_game) is dict:
+        _diff_game(game, other_game, (old_public, new_public), ops, memo)
     else:
-        _diff_memo(old, new, "", ops, memo, (old_public, new_public))
+        _diff(game, other_game, "/game", ops)
     return ops
+
+
+_SHARED_VIEW_KEYS = ("room", "players")
+_VIEW_KEYS = frozenset((*_SHARED_VIEW_KEYS, "hand", "game"))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -69,11 +89,9 @@ def _same(a: Any, b: Any) -> bool:
 _MISSING = object()
 
 
-def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: DiffMemo,
-               publics: tuple[dict[str, Any], dict[str, Any]] | None = None) -> None:
+def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: DiffMemo) -> None:
     """``_diff`` one level down with the memo: a view's top level and its ``game`` are a
-    viewer's own dicts, the values inside them are shared between viewers (``publics``: the
-    public games the two views' ``game`` parts were built from, see ``diff_view``)."""
+    viewer's own dicts, the values inside them are shared between viewers."""
     if type(old) is not dict or type(new) is not dict:
         _diff(old, new, path, ops)
         return
@@ -89,13 +107,6 @@ def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: D
             if not (type(value) is kind and value == other):
                 ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})
             continue
-        if publics is not None:  # a whole view (diff_view): its own parts need no memo
-            if key == "game" and kind is dict and type(value) is dict:
-                _diff_game(value, other, publics, ops, memo)
-                continue
-            if key == "hand":
-                _diff(value, other, "/hand", ops)
-                continue
         if key == "game" and not path:
             _diff_memo(value, other, "/game", ops, memo)
             continue

@@ -120,6 +120,13 @@ def test_a_table_of_shared_views_patches_each_seat_exactly_and_diffs_the_public_
 _OWN_PATHS = tuple(f"/game/{key}" for key in OWN_GAME_KEYS)
 
 
+def _table(s, viewers, now):
+    """A table's views as app.room.room_views builds them: a ``room`` part shared by all."""
+    public, views = table_views(s, viewers, None, now)
+    room = {"code": "ABCD", "status": "playing", "round": 1 + s.moves // 40, "spectators": []}
+    return public, {v: {"room": room, **view} for v, view in views.items()}
+
+
 def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly():
     """``diff_view`` takes every ``game`` key but the viewer's own from the public games'
     diff: each seat's, the spectator's and a seat welcomed on its own (its public game is not
@@ -132,17 +139,18 @@ def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly
     for g in range(6):
         rules = make_rules({"turn_timer_s": 30, "draw": ("one", "voluntary")[g % 2]})
         s = new_game(players, rules, f"public-{g}").state
-        public, previous = table_views(s, viewers, None, 0)
+        public, previous = _table(s, viewers, 0)
         publics = dict.fromkeys(viewers, public)
         while s.winner is None:
             now = 1000 * s.moves
             actor = s.players[s.pending.player if s.pending is not None else s.turn]
             s = apply(s, actor, rng.choice(legal_actions(s, actor, now)), now).state
-            public, views = table_views(s, viewers, None, now)
+            public, views = _table(s, viewers, now)
             memo: dict = {}
             for v in viewers:
                 ops = diff_view(previous[v], views[v], memo, publics[v], public)
-                assert jsonpatch.apply_patch(previous[v], ops) == views[v] == view_for(s, v, None, now)
+                assert jsonpatch.apply_patch(previous[v], ops) == views[v]
+                assert views[v] == {"room": views[v]["room"], **view_for(s, v, None, now)}
                 # the public parts' ops are diff's; an own key that changed is replaced whole
                 public_ops = [op for op in ops if not op["path"].startswith(_OWN_PATHS)]
                 assert sorted(map(repr, public_ops)) == sorted(
@@ -154,9 +162,10 @@ def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly
             # the one p2 was welcomed with)
             distinct = len({id(p) for p in publics.values()})
             assert sum(k[2:] == ("/game", "") for k in memo) == distinct
+            assert [k[2:] for k in memo].count(("", "players")) == distinct  # shared: diffed once each
             previous, publics = views, dict.fromkeys(viewers, public)
             if s.moves % 7 == 0:  # p2 resyncs: its view and public game come from a call of its own
-                publics["p2"], alone = table_views(s, ["p2"], None, now)
+                publics["p2"], alone = _table(s, ["p2"], now)
                 previous = {**previous, "p2": alone["p2"]}
             walked += 1
         # unknown public games: the whole views are walked (as diff does)
