@@ -429,8 +429,9 @@ async def main_async(args: argparse.Namespace) -> None:
             print(f"counted in frames: {sat['frames_per_action']:.1f} frames per action -> "
                   f"{per_frame:.0%} of the echo ceiling's frames ({per_routed_frame:.0%} of the "
                   f"FastAPI-routed echo's) (median of {len(ratios)})")
-            mem = await idle_memory(url, pid, args.idle)
-            print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections")
+            if args.idle > 0:  # (none: no figure, rather than a difference divided by one)
+                mem = await idle_memory(url, pid, args.idle)
+                print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections")
     finally:
         if proc is not None:
             proc.terminate()
