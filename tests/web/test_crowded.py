@@ -1,0 +1,65 @@
+"""Crowded tables on a desktop: many seats, a player to catch, a big hand, a short window."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .test_flows import seat_browser
+from .test_layout import HAND_JS, draw_until
+
+LAPTOP = {"width": 1280, "height": 720}
+# an element wholly inside the window, and the one a click in its middle reaches
+IN_VIEW_JS = """sel => {
+  const el = document.querySelector(sel);
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+  return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+    && !!hit && el.contains(hit);
+}"""
+
+
+# Reverses and red numbers only (and one card of each other colour): the first card is a red
+# number, so a red Reverse is playable on it, and everyone is dealt one or two.
+REVERSE_DECK = {"r-reverse": 200, "r-5": 6, "y-reverse": 1, "g-reverse": 1, "b-reverse": 1}
+
+
+def test_a_player_to_catch_at_a_full_table_keeps_the_hand_and_controls_in_view(pages, web_server, artifacts):
+    # Ann (seat 0) plays a Reverse to Bob (the last seat), who plays one back with his second-last
+    # card and no UNO call: it is Ann's turn, with a big hand, while Bob can be caught
+    rules = {"hand_size": 2, "mercy_limit": 60, "turn_timer_s": 0, "draw": "voluntary",
+             "catch_window_s": 30, "uno_penalty": 2, "deck": REVERSE_DECK}
+    made = web_server.create("Ann", rules=rules)
+    for name in ("Cy", "Dee", "Eve", "Fay", "Gus", "Hal"):
+        web_server.join(made["code"], name)
+    bob_seat = web_server.join(made["code"], "Bob")
+    ann = pages.new(viewport=LAPTOP)
+    bob = pages.new(viewport=LAPTOP)
+    seat_browser(ann, web_server, made["code"], made)
+    seat_browser(bob, web_server, made["code"], bob_seat)
+    ann.get_by_role("button", name="Start the game").click()
+    expect(ann.locator(".opponents .opp")).to_have_count(7)
+    expect(ann.locator(".table")).to_have_attribute("data-turn", "me")
+    draw_until(ann, 31)
+    ann.locator(".hand-card.playable[data-card='r-reverse']").first.click(position={"x": 6, "y": 40})
+    expect(bob.locator(".table")).to_have_attribute("data-turn", "me")
+    bob.locator(".hand-card.playable[data-card$='-reverse']").first.click()
+    expect(ann.locator(".table")).to_have_attribute("data-turn", "me")
+    catch = ann.get_by_role("button", name="Catch Bob!")
+    expect(catch).to_be_visible()
+    expect(ann.locator("button[data-key=draw]")).to_be_visible()
+    # one row of cards, then two (while the window to catch Bob is open: Ann may go on drawing)
+    for n in (30, 45):
+        draw_until(ann, n)
+        got = ann.evaluate(HAND_JS)
+        ann.screenshot(path=str(artifacts / f"catch-eight-seats-{n}.png"))
+        assert got["n"] == n
+        assert got["hintShown"], got
+        assert got["hintBottom"] <= got["vh"], got  # the whole box: turn, buttons, hand, hints
+        assert got["hidden"] == [], got
+        assert got["docWidth"] <= got["vw"], got
+        assert ann.evaluate(IN_VIEW_JS, "button[data-key=draw]"), "the Draw button is out of reach"
+        assert ann.evaluate(IN_VIEW_JS, f"button[data-key='catch:{bob_seat['player_id']}']")
+    # the button does what it says: Bob draws the penalty
+    catch.click()
+    expect(ann.locator(".opp", has_text="Bob").locator(".opp-count b")).to_have_text("3")
+    expect(catch).to_be_hidden()
