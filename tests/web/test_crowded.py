@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from .test_flows import seat_browser
-from .test_layout import HAND_JS, draw_until
+from .test_layout import BIG_HAND_DECK, HAND_JS, draw_until
 
 LAPTOP = {"width": 1280, "height": 720}
 # an element wholly inside the window, and the one a click in its middle reaches
@@ -16,6 +18,40 @@ IN_VIEW_JS = """sel => {
   return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
     && !!hit && el.contains(hit);
 }"""
+
+
+NAMES = ("Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo")
+
+
+def crowded_table(pages, web_server, viewport, seats: int, hand: int):
+    rules = {"hand_size": 7, "mercy_limit": 60, "turn_timer_s": 0, "draw": "voluntary",
+             "first_card": "redraw", "deck": {code: 3 * n for code, n in BIG_HAND_DECK.items()}}
+    made = web_server.create("Ann", rules=rules)
+    for name in NAMES[:seats - 1]:  # seated, never play: Ann (seat 0) keeps the turn
+        web_server.join(made["code"], name)
+    page = pages.new(viewport=viewport)
+    seat_browser(page, web_server, made["code"], made)
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".opponents .opp")).to_have_count(seats - 1)
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    draw_until(page, hand)
+    return page
+
+
+def test_ten_seats_and_sixteen_cards_fit_a_short_laptop_window(pages, web_server, artifacts):
+    # two rows of opponents even as compact chips; every earlier step together was 6 px short
+    page = crowded_table(pages, web_server, {"width": 1100, "height": 640}, 10, 16)
+    got = page.evaluate(HAND_JS)
+    page.screenshot(path=str(artifacts / "ten-seats-1100x640.png"))
+    assert got["hintShown"], got
+    assert got["hintBottom"] <= got["vh"], got
+    assert got["hidden"] == [], got
+    assert got["docWidth"] <= got["vw"], got
+    assert page.evaluate(IN_VIEW_JS, "button[data-key=draw]"), "the Draw button is out of reach"
+    # a taller window undoes the last step: the turn line has its own row again
+    page.set_viewport_size({"width": 1100, "height": 900})
+    expect(page.locator(".table")).not_to_have_class(re.compile(r"\bsnug-row\b"))
+    assert page.evaluate(HAND_JS)["hintBottom"] <= 900
 
 
 # Reverses and red numbers only (and one card of each other colour): the first card is a red

@@ -805,9 +805,10 @@ export function renderTable(stage, fx = {}) {
 // A crowded table on a laptop screen (two rows of opponents, a stack bar, a player to catch, a big
 // hand) pushed the hand and the key hints below the fold. When the bottom of the player's box does
 // not fit the window, the table tightens step by step, each step kept while a later one is added:
-// compact opponent chips in one row, smaller piles, then a tighter hand box with smaller cards. Not
-// on phones and touch screens: they scroll, and keep their own whole-card layout.
-const SNUG = ["snug-opps", "snug-piles", "snug-me"];
+// compact opponent chips in one row, smaller piles, a tighter hand box with smaller cards, then the
+// turn line and the buttons in one row (ten seats and 16 cards at 1100x640 needed that). Not on
+// phones and touch screens: they scroll, and keep their own whole-card layout.
+const SNUG = ["snug-opps", "snug-piles", "snug-me", "snug-row"];
 
 function fitTable() {
   if (!T) return;
