@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from .test_flows import seat_browser
@@ -52,6 +53,46 @@ def test_ten_seats_and_sixteen_cards_fit_a_short_laptop_window(pages, web_server
     page.set_viewport_size({"width": 1100, "height": 900})
     expect(page.locator(".table")).not_to_have_class(re.compile(r"\bsnug-row\b"))
     assert page.evaluate(HAND_JS)["hintBottom"] <= 900
+
+
+# Each opponent's name reads in full, and a badge (the bot's level) shows whole or not at all: in the
+# compact chips the name and the badge share one line, where both were cut to a letter ("B." "m.").
+CHIP_TEXT_JS = """() => [...document.querySelectorAll('.opponents .opp')].flatMap((li) => {
+  const who = li.querySelector('.opp-who').getBoundingClientRect();
+  const name = li.querySelector('.opp-name');
+  const out = [];
+  if (name.scrollWidth > name.clientWidth + 0.5) out.push(`${name.textContent}: the name is cut`);
+  for (const b of li.querySelectorAll('.badge')) {
+    if (!b.offsetParent) continue;
+    const r = b.getBoundingClientRect();
+    const box = b.parentElement.getBoundingClientRect();
+    const gone = r.top >= who.bottom - 0.5;
+    const whole = r.top >= who.top - 0.5 && r.bottom <= who.bottom + 0.5 && r.right <= box.right + 0.5
+      && b.scrollWidth <= b.clientWidth + 0.5;
+    if (!gone && !whole) out.push(`${name.textContent}: "${b.textContent}" is cut`);
+  }
+  return out;
+})"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "nl-NL"])
+def test_compact_opponent_chips_keep_the_names_whole(pages, web_server, locale, artifacts):
+    made = web_server.create("Ann", rules={"hand_size": 15, "turn_timer_s": 0})
+    page = pages.new(viewport=LAPTOP, locale=locale)
+    seat_browser(page, web_server, made["code"], made)
+    for seats, level in enumerate(("easy", "normal", "hard", "easy", "normal", "hard", "easy"), start=2):
+        page.select_option("#bot-level", level)
+        page.click("button[data-key=addbot]")
+        expect(page.locator(".seatlist .seat")).to_have_count(seats)
+    page.click("button[data-key=start]")
+    expect(page.locator(".hand .hand-card")).to_have_count(15)
+    expect(page.locator(".table")).to_have_class(re.compile(r"\bsnug-opps\b"))
+    page.screenshot(path=str(artifacts / f"compact-chips-{locale}.png"))
+    assert page.evaluate(CHIP_TEXT_JS) == []
+    # a narrower window: the chips at their narrowest (the table fits itself on the next frame)
+    page.set_viewport_size({"width": 1100, "height": 640})
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate(CHIP_TEXT_JS) == []
 
 
 # Reverses and red numbers only (and one card of each other colour): the first card is a red
