@@ -58,7 +58,7 @@ def test_ten_seats_and_sixteen_cards_fit_a_short_laptop_window(pages, web_server
 # Each opponent's name reads in full, and a badge (the bot's level) shows whole or not at all: in the
 # compact chips the name and the badge share one line, where both were cut to a letter ("B." "m.").
 CHIP_TEXT_JS = """() => [...document.querySelectorAll('.opponents .opp')].flatMap((li) => {
-  const who = li.querySelector('.opp-who').getBoundingClientRect();
+  const who = li.querySelector('.opp-top').getBoundingClientRect();
   const name = li.querySelector('.opp-name');
   const out = [];
   if (name.scrollWidth > name.clientWidth + 0.5) out.push(`${name.textContent}: the name is cut`);

@@ -1,10 +1,11 @@
-"""What a player on a phone (390 px) sees after a round: found in a walk-through, in English and Dutch."""
+"""A player on a phone, at the table and after a round: found in a walk-through, in English and Dutch."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
 
+from .test_crowded import CHIP_TEXT_JS
 from .test_flows import seat_browser
 from .test_game import play_until_over
 
@@ -46,3 +47,21 @@ def test_the_nights_scores_name_the_round_winner_on_a_phone(pages, web_server, l
     page.screenshot(path=str(artifacts / f"round-row-phone-{locale}.png"))
     assert page.evaluate(ROUND_ROW_JS) == []
     expect(row.get_by_role("button")).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_bot_levels_read_whole_on_a_phone_in_dutch(pages, web_server, width, artifacts):
+    # "makkelijk" was cut to "makkel…" beside the avatar, under the bot's name
+    made = web_server.create("Ann", rules={"turn_timer_s": 0})
+    page = pages.new(phone=True, viewport={"width": width, "height": 800}, locale="nl-NL")
+    seat_browser(page, web_server, made["code"], made)
+    for seats, level in enumerate(("easy", "normal", "hard", "easy", "hard"), start=2):
+        page.select_option("#bot-level", level)
+        page.click("button[data-key=addbot]")
+        expect(page.locator(".seatlist .seat")).to_have_count(seats)
+    page.click("button[data-key=start]")
+    expect(page.locator(".opponents .opp .badge-bot")).to_have_count(5)
+    expect(page.locator(".opponents")).to_contain_text("makkelijk")
+    page.locator(".opponents").screenshot(path=str(artifacts / f"bot-levels-phone-{width}.png"))
+    assert page.evaluate(CHIP_TEXT_JS) == []
+    assert page.evaluate("() => document.scrollingElement.scrollWidth") <= width
