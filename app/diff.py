@@ -43,12 +43,12 @@ def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> li
 
 def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
               old_public: dict[str, Any] | None, new_public: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """``diff(old, new, memo=memo)`` for two whole views of one viewer whose ``game`` parts were
-    built from the public games ``old_public`` and ``new_public`` (``engine.table_views``; None
-    when not known). Every key of such a ``game`` but the viewer's own (``OWN_GAME_KEYS``) holds
-    the public game's object, so what changed there is found once per fan-out, and only the
-    own keys are diffed per viewer (the per-viewer walk of ``game`` was the fan-out's largest
-    cost)."""
+    """The ops that turn ``old`` into ``new``, two whole views of one viewer whose ``game`` parts
+    were built from the public games ``old_public`` and ``new_public`` (``engine.table_views``;
+    None when not known: then as ``diff(old, new, memo=memo)``). Every key of such a ``game``
+    but the viewer's own (``OWN_GAME_KEYS``) holds the public game's object, so what changed
+    there is found once per fan-out, and only the own keys are diffed per viewer (the
+    per-viewer walk of ``game`` was the fan-out's largest cost)."""
     ops: list[dict[str, Any]] = []
     if old_public is None or new_public is None or old.keys() != _VIEW_KEYS or new.keys() != _VIEW_KEYS:
         _diff_memo(old, new, "", ops, memo)

@@ -49,7 +49,7 @@ class Room:
     version: int
     host: str
     created_ms: int
-    rules: dict[str, Any]
+    rules: dict[str, Any]  # replaced as a whole, never changed in place (game_part relies on it)
     seats: list[Seat]
     spectators: list[Spectator] = field(default_factory=list)
     status: str = LOBBY

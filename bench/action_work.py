@@ -45,6 +45,9 @@ class StubStore:
     async def set_deadline(self, *args: Any) -> bool:
         return True
 
+    async def remember(self, *args: Any) -> None:  # a refusal's answer: none stored before
+        return None
+
 
 class StepClock(Clock):
     """Time that moves only when the table does: half a second per action."""
@@ -118,7 +121,15 @@ async def run(actions: int, seed: int) -> float:
     half a second per action), so two versions
     of the server can be compared action for action, e.g. in instructions under callgrind."""
     dealt = random.Random(seed)
-    secrets.token_hex = lambda nbytes=None: dealt.randbytes(nbytes or 32).hex()  # this process only
+    token_hex = secrets.token_hex
+    secrets.token_hex = lambda nbytes=None: dealt.randbytes(nbytes or 32).hex()
+    try:
+        return await _play(actions, seed)
+    finally:
+        secrets.token_hex = token_hex
+
+
+async def _play(actions: int, seed: int) -> float:
     settings = Settings(bot_delay_ms=0)
     clock = StepClock()
     hub = Hub(settings, StubStore(), clock, publishes=False)  # type: ignore[arg-type]

@@ -130,21 +130,30 @@ def _table(s, viewers, now):
 def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly():
     """``diff_view`` takes every ``game`` key but the viewer's own from the public games'
     diff: each seat's, the spectator's and a seat welcomed on its own (its public game is not
-    the table's) get a patch that gives exactly their new view."""
+    the table's) get a patch that gives exactly their new view, through whole games and from
+    each game's end (``revealed``, ``points``, ``reason``) to the next deal, as a rematch."""
     rng = random.Random(5)
     players = ("p0", "p1", "p2", "p3")
     viewers = (*players, None)
-    walked = 0
+    walked = removed = 0
     own_changes = dict.fromkeys(OWN_GAME_KEYS, 0)
+    previous: dict | None = None
+    publics: dict = {}
     for g in range(6):
         rules = make_rules({"turn_timer_s": 30, "draw": ("one", "voluntary")[g % 2]})
         s = new_game(players, rules, f"public-{g}").state
-        public, previous = _table(s, viewers, 0)
-        publics = dict.fromkeys(viewers, public)
-        while s.winner is None:
+        if previous is None:
+            public, previous = _table(s, viewers, 0)
+            publics = dict.fromkeys(viewers, public)
+            continue_from_deal = False
+        else:
+            continue_from_deal = True  # the previous game's last views to this deal first
+        while continue_from_deal or s.winner is None:
             now = 1000 * s.moves
-            actor = s.players[s.pending.player if s.pending is not None else s.turn]
-            s = apply(s, actor, rng.choice(legal_actions(s, actor, now)), now).state
+            if not continue_from_deal:
+                actor = s.players[s.pending.player if s.pending is not None else s.turn]
+                s = apply(s, actor, rng.choice(legal_actions(s, actor, now)), now).state
+            continue_from_deal = False
             public, views = _table(s, viewers, now)
             memo: dict = {}
             for v in viewers:
@@ -158,6 +167,7 @@ def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly
                 assert all(op["path"].count("/") == 2 for op in ops if op["path"].startswith(_OWN_PATHS))
                 for key in OWN_GAME_KEYS:
                     own_changes[key] += any(op["path"].startswith(f"/game/{key}") for op in ops)
+                removed += any(op == {"op": "remove", "path": "/game/revealed"} for op in ops)
             # the public games' changes: once per distinct old public game (the table's, and
             # the one p2 was welcomed with)
             distinct = len({id(p) for p in publics.values()})
@@ -171,3 +181,4 @@ def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly
         # unknown public games: the whole views are walked (as diff does)
         assert diff_view(previous["p1"], views["p0"], {}, None, None) == diff(previous["p1"], views["p0"])
     assert walked > 150 and min(own_changes.values()) > 20, own_changes
+    assert removed == 5 * len(viewers)  # every deal after the first took the last one's reveal away

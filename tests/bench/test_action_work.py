@@ -6,18 +6,11 @@ from __future__ import annotations
 
 import secrets
 
-import pytest
-
 from bench import action_work
 
 
-@pytest.fixture(autouse=True)
-def _restore_secrets(monkeypatch):
-    # the benchmark seeds secrets.token_hex for its process; a test must not leave it so
-    monkeypatch.setattr(secrets, "token_hex", secrets.token_hex)
-
-
 async def test_the_bench_plays_whole_rounds_and_the_same_seed_plays_the_same_games(monkeypatch):
+    token_hex = secrets.token_hex
     frames: list[list[str]] = [[], []]
     rounds: list[int] = []
     for run in (0, 1):
@@ -27,3 +20,4 @@ async def test_the_bench_plays_whole_rounds_and_the_same_seed_plays_the_same_gam
         rounds.append(sum('"kind":"started"' in text for text in frames[run]))
     assert rounds[0] >= 2  # the table finished a round and the host asked for the rematch
     assert frames[0] == frames[1]  # the same games, frame for frame
+    assert secrets.token_hex is token_hex  # the seeded stand-in is gone again
