@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from redis.exceptions import RedisError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -115,6 +116,10 @@ class HistoryWriter:
                 await self.flush_all()
             except asyncio.CancelledError:
                 raise
+            except (RedisError, SQLAlchemyError, OSError) as exc:
+                # an outage of Redis or the database: expected, retried, and not a bug (no
+                # traceback in the log, as for every other Redis call that meets one)
+                log.warning("history not written yet; will retry: %s: %s", type(exc).__name__, exc)
             except Exception:
                 log.warning("history not written yet; will retry", exc_info=True)
             if self.stopping:

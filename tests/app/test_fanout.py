@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 from typing import Any
 
 import fakeredis
@@ -18,7 +19,7 @@ import jsonpatch
 import orjson
 import pytest
 
-from app import logic
+from app import bots, logic
 from app.actor import Intent, _no_change
 from app.clock import Clock
 from app.hub import Hub
@@ -202,8 +203,17 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
     return seen
 
 
+def _seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """The same walk every run: the deals, the players' ids and the easy bots' moves come from
+    ``seed`` (the server draws them from ``secrets`` and a module RNG)."""
+    drawn = random.Random(seed)
+    monkeypatch.setattr(secrets, "token_hex", lambda nbytes=None: drawn.randbytes(nbytes or 32).hex())
+    monkeypatch.setattr(bots, "_rng", random.Random(seed))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
-async def test_every_patch_turns_each_sockets_copy_into_its_view(seed):
+async def test_every_patch_turns_each_sockets_copy_into_its_view(seed, monkeypatch):
+    _seeded(monkeypatch, seed)
     seen = await _play(seed, 400)
     # the walk went through what it is meant to: patches, welcomes, races, rounds that ended
     assert seen.get("patch", 0) > 300 and seen.get("welcome", 0) > 20, seen
@@ -213,11 +223,12 @@ async def test_every_patch_turns_each_sockets_copy_into_its_view(seed):
 _NOT_PLAYS = ("react", "leave", "add_bot", "remove_seat", "set_rules")
 
 
-async def test_a_socket_welcomed_between_two_commits_is_patched_from_that_welcome():
+async def test_a_socket_welcomed_between_two_commits_is_patched_from_that_welcome(monkeypatch):
     """A socket that missed a commit and asked for ``sync`` is welcomed at the new version; the
     next patch must be diffed from that welcome's view and public game, not from the ones it
     had before (a key that changed and changed back, the turn of two players say, would
     otherwise never reach it)."""
+    _seeded(monkeypatch, 3)
     rng = random.Random(3)
     clock = StepClock()
     hub = Hub(Settings(bot_delay_ms=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000), clock,

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 from app.history import HistoryWriter
 from engine import Record, replay
@@ -280,3 +282,28 @@ async def test_two_writers_flushing_one_room_never_drop_a_round_that_ended_meanw
     assert writes == [("A", "r1"), ("B", "r1"), ("B", "r2")]
     assert await redis.llen(key) == 0
     await redis.aclose()
+
+
+async def test_an_outage_is_logged_as_a_retry_without_a_traceback_and_a_bug_with_one(caplog):
+    """Redis or the database away: one warning line, no traceback (the crash tests read the
+    logs for tracebacks); anything else is a bug and keeps its traceback."""
+    writer = HistoryWriter(hub=None, sessions=None, retry_ms=1)  # type: ignore[arg-type]
+    failures = [RedisConnectionError("Error 111 connecting"), ConnectionRefusedError(111, "refused"),
+                OperationalError("SELECT 1", {}, OSError("down")), KeyError("bug")]
+
+    async def sweep() -> None:
+        pass
+
+    async def flush_all() -> None:
+        if not failures:
+            writer.stopping = True
+            return
+        raise failures.pop(0)
+
+    writer.sweep = sweep  # type: ignore[method-assign]
+    writer.flush_all = flush_all  # type: ignore[method-assign]
+    with caplog.at_level("WARNING", logger="mercyless.history"):
+        await asyncio.wait_for(writer.run(), 5)
+    records = [r for r in caplog.records if r.name == "mercyless.history"]
+    assert [r.exc_info is not None for r in records] == [False, False, False, True]
+    assert "ConnectionError: Error 111" in records[0].getMessage()
