@@ -32,3 +32,15 @@ class Clock:
     async def sleep_ms(self, ms: float) -> None:
         if ms > 0:
             await asyncio.sleep(ms / 1000 / self.speed)
+
+
+class StepClock(Clock):
+    """Time that moves only when told (``ms``): for benchmarks and tests that must play the
+    same way every run."""
+
+    def __init__(self, ms: int = 1_000_000) -> None:
+        super().__init__()
+        self.ms = ms
+
+    def now_ms(self) -> int:
+        return self.ms

@@ -55,15 +55,8 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
         return ops
     for key in _SHARED_VIEW_KEYS:  # the same objects in every view of the fan-out
         value, other = old[key], new[key]
-        if value is other:
-            continue
-        mkey = (id(value), id(other), "", key)
-        hit = memo.get(mkey)
-        if hit is None:
-            found: list[dict[str, Any]] = []
-            _diff(value, other, f"/{key}", found)
-            memo[mkey] = hit = (value, other, found)
-        ops.extend(hit[2])
+        if value is not other:
+            _diff_shared(value, other, "", key, ops, memo)
     _diff(old["hand"], new["hand"], "/hand", ops)
     game, other_game = old["game"], new["game"]
     if type(game) is dict and type(other_game) is dict:
@@ -110,17 +103,24 @@ def _diff_memo(old: Any, new: Any, path: str, ops: list[dict[str, Any]], memo: D
         if key == "game" and not path:
             _diff_memo(value, other, "/game", ops, memo)
             continue
-        mkey = (id(value), id(other), path, key)
-        hit = memo.get(mkey)
-        if hit is None:
-            found: list[dict[str, Any]] = []
-            _diff(value, other, f"{path}/{_escape(key)}", found)
-            memo[mkey] = hit = (value, other, found)
-        ops.extend(hit[2])
+        _diff_shared(value, other, path, key, ops, memo)
     if new.keys() != old.keys():
         for key, value in new.items():
             if key not in old:
                 ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+
+
+def _diff_shared(value: Any, other: Any, path: str, key: str, ops: list[dict[str, Any]],
+                 memo: DiffMemo) -> None:
+    """The ops for ``key`` under ``path``, from the memo when this pair was diffed before in
+    the fan-out (the parts its views share)."""
+    mkey = (id(value), id(other), path, key)
+    hit = memo.get(mkey)
+    if hit is None:
+        found: list[dict[str, Any]] = []
+        _diff(value, other, f"{path}/{_escape(key)}", found)
+        memo[mkey] = hit = (value, other, found)
+    ops.extend(hit[2])
 
 
 def _diff_game(old: dict[str, Any], new: dict[str, Any], publics: tuple[dict[str, Any], dict[str, Any]],

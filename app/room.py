@@ -202,8 +202,7 @@ def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None
     if game is None or room.status == LOBBY:
         lobby = {"room": part, "players": lobby_players(room), "hand": [], "game": None}
         return None, dict.fromkeys(viewers, lobby)
-    # a spectator: no seat, no hand
-    public, views = table_views(game, viewers, room.table(), now_ms)
+    public, views = table_views(game, viewers, room.table(), now_ms)  # a spectator: no seat, no hand
     # levels are shown beside the bot flag (an addition to protocol.md's players entries); the
     # players list is one list shared by every view
     levels = {s.id: s.bot for s in room.seats}

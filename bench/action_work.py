@@ -24,7 +24,7 @@ from typing import Any
 
 from app import logic
 from app.actor import RoomActor
-from app.clock import Clock
+from app.clock import StepClock
 from app.connection import TokenBucket
 from app.hub import Hub
 from app.protocol import dumps, parse_json, parse_message
@@ -47,17 +47,6 @@ class StubStore:
 
     async def remember(self, *args: Any) -> None:  # a refusal's answer: none stored before
         return None
-
-
-class StepClock(Clock):
-    """Time that moves only when the table does: half a second per action."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ms = 1_000_000
-
-    def now_ms(self) -> int:
-        return self.ms
 
 
 class StubSocket:

@@ -21,7 +21,7 @@ import pytest
 
 from app import bots, logic
 from app.actor import Intent, _no_change
-from app.clock import Clock
+from app.clock import StepClock
 from app.hub import Hub
 from app.protocol import parse_message
 from app.settings import Settings
@@ -29,15 +29,6 @@ from app.store import RoomStore
 from app.ws import _intent_for
 
 CODE = "ABCD"
-
-
-class StepClock(Clock):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ms = 1_000_000
-
-    def now_ms(self) -> int:
-        return self.ms
 
 
 class ClientSocket:

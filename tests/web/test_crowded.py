@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .test_flows import seat_browser
-from .test_layout import BIG_HAND_DECK, HAND_JS, draw_until
+from .test_layout import BIG_HAND_DECK, HAND_JS, assert_hand_in_view, draw_until
 
 LAPTOP = {"width": 1280, "height": 720}
 # an element wholly inside the window, and the one a click in its middle reaches
@@ -44,10 +44,7 @@ def test_ten_seats_and_sixteen_cards_fit_a_short_laptop_window(pages, web_server
     page = crowded_table(pages, web_server, {"width": 1100, "height": 640}, 10, 16)
     got = page.evaluate(HAND_JS)
     page.screenshot(path=str(artifacts / "ten-seats-1100x640.png"))
-    assert got["hintShown"], got
-    assert got["hintBottom"] <= got["vh"], got
-    assert got["hidden"] == [], got
-    assert got["docWidth"] <= got["vw"], got
+    assert_hand_in_view(got)
     assert page.evaluate(IN_VIEW_JS, "button[data-key=draw]"), "the Draw button is out of reach"
     # a taller window undoes the last step: the turn line has its own row again
     page.set_viewport_size({"width": 1100, "height": 900})
@@ -130,10 +127,7 @@ def test_a_player_to_catch_at_a_full_table_keeps_the_hand_and_controls_in_view(p
         got = ann.evaluate(HAND_JS)
         ann.screenshot(path=str(artifacts / f"catch-eight-seats-{n}.png"))
         assert got["n"] == n
-        assert got["hintShown"], got
-        assert got["hintBottom"] <= got["vh"], got  # the whole box: turn, buttons, hand, hints
-        assert got["hidden"] == [], got
-        assert got["docWidth"] <= got["vw"], got
+        assert_hand_in_view(got)  # the whole box: turn, buttons, hand, hints
         assert ann.evaluate(IN_VIEW_JS, "button[data-key=draw]"), "the Draw button is out of reach"
         assert ann.evaluate(IN_VIEW_JS, f"button[data-key='catch:{bob_seat['player_id']}']")
     # the button does what it says: Bob draws the penalty

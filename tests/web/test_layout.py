@@ -125,6 +125,15 @@ HAND_JS = """() => {
 }"""
 
 
+def assert_hand_in_view(got: dict, *context) -> None:
+    """HAND_JS's reading: the hints shown and, with the whole hand box, above the window's
+    bottom; every card clickable and readable; no sideways scroll."""
+    assert got["hintShown"], got
+    assert got["hintBottom"] <= got["vh"], (*context, got)  # nothing of the hand or its hints below the fold
+    assert got["hidden"] == [], got  # every card can be clicked and its value read
+    assert got["docWidth"] <= got["vw"], got
+
+
 def draw_until(page, n: int) -> None:
     while page.locator(".hand .hand-card").count() < n:
         count = page.locator(".hand .hand-card").count()
@@ -160,11 +169,8 @@ def test_a_big_hand_on_a_desktop_overlaps_and_keeps_the_hints_in_view(pages, web
         draw_until(page, n)
         got = page.evaluate(HAND_JS)
         assert got["n"] == n
-        assert got["hintShown"], got
-        assert got["hintBottom"] <= got["vh"], got  # nothing of the hand or its hints below the fold
+        assert_hand_in_view(got)
         assert got["rows"] <= rows, got
-        assert got["hidden"] == [], got  # every card can be clicked and its value read
-        assert got["docWidth"] <= got["vw"], got
         page.screenshot(path=str(artifacts / f"hand-{n}.png"))
     # a real click on the part of a card that shows plays that card: a plain number (a wild would
     # ask for a colour)
@@ -206,10 +212,7 @@ def test_a_big_hand_at_a_full_table_with_a_stack_keeps_the_hints_in_view(pages, 
         draw_until(page, n)
         got = page.evaluate(HAND_JS)
         page.screenshot(path=str(artifacts / f"hand-{n}-eight-seats.png"))
-        assert got["hintShown"], got
-        assert got["hintBottom"] <= got["vh"], (n, got)
-        assert got["hidden"] == [], got
-        assert got["docWidth"] <= got["vw"], got
+        assert_hand_in_view(got, n)
     # a Draw 2 on Bob: the stack bar joins the table, the hand keeps 39 cards or so (two rows)
     while not page.locator(".hand-card[data-card='r-draw2']").count():  # one in seven cards is one
         draw_until(page, page.locator(".hand .hand-card").count() + 1)
@@ -219,10 +222,7 @@ def test_a_big_hand_at_a_full_table_with_a_stack_keeps_the_hints_in_view(pages, 
     expect(page.locator(".hand .hand-card")).to_have_count(n - 1)
     got = page.evaluate(HAND_JS)
     page.screenshot(path=str(artifacts / "hand-40-eight-seats-stack.png"))
-    assert got["hintShown"], got
-    assert got["hintBottom"] <= got["vh"], got
-    assert got["hidden"] == [], got
-    assert got["docWidth"] <= got["vw"], got
+    assert_hand_in_view(got)
 
 
 # The top bar on a phone: the language picker's closed face reads whole (on a phone the language's
