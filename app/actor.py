@@ -39,21 +39,33 @@ Run = Callable[[Loaded, int], list[Event]]
 
 
 class Intent:
-    """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events."""
+    """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events.
 
-    __slots__ = ("answer_field", "created", "done", "kind", "msg_id", "remote", "run")
+    The answer (an ack or an error) goes to ``reply``, the socket the message came in on, as
+    soon as it is known, right behind that socket's patch; without a socket it resolves the
+    future ``done`` for whoever waits on it (a hello, a join over HTTP, a leave)."""
 
-    def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None) -> None:
+    __slots__ = ("answer_field", "created", "done", "kind", "msg_id", "remote", "reply", "run")
+
+    def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None,
+                 reply: Connection | None = None) -> None:
+        loop = asyncio.get_running_loop()
         self.kind = kind
         self.run = run
         self.msg_id = msg_id
         self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
-        self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.reply = reply
+        self.done: asyncio.Future[dict[str, Any]] | None = None if reply is not None else loop.create_future()
         self.remote: tuple[int, list[Event], dict[str, Any] | None] | None = None
-        self.created = asyncio.get_running_loop().time()
+        self.created = loop.time()
 
     def resolve(self, answer: dict[str, Any]) -> None:
-        if not self.done.done():
+        """Give the answer, once (a later one, as after a bug past the answer, is dropped)."""
+        if self.reply is not None:
+            self.reply.send(dumps(answer))
+            self.reply = None
+            self.done = None
+        elif self.done is not None and not self.done.done():
             self.done.set_result(answer)
 
 
@@ -80,8 +92,14 @@ class RoomActor:
         self._kind = "tick"
 
     def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
+        """Queue ``intent``; the future is its answer (an intent without a reply socket)."""
+        assert intent.done is not None, "an intent with a reply socket is posted, not awaited"
         self.inbox.put_nowait(intent)
         return intent.done
+
+    def post(self, intent: Intent) -> None:
+        """Queue ``intent``, whose answer goes to its reply socket."""
+        self.inbox.put_nowait(intent)
 
     def submit_remote(self, version: int | None, events: list[Event],
                       document: dict[str, Any] | None = None) -> None:
@@ -170,8 +188,8 @@ class RoomActor:
             try:
                 events = intent.run(loaded, now)
             except logic.NoChange:
+                self.after_no_change()  # (a sync's welcome before its ack)
                 intent.resolve(ack(intent.msg_id))
-                self.after_no_change()
                 if intent.kind == "tick":  # early, or fired twice: index what is really due next
                     self.loaded = None
                     await self._rearm()

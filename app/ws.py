@@ -180,20 +180,23 @@ async def _read_loop(hub: Hub, conn: Connection) -> None:
         except BadMessage as bad:
             conn.send(dumps(error(bad.msg_id, bad.code, bad.message)))
             continue
-        if msg.type == "leave":
-            # out of the fan-out first: a seat that leaves must get its ack, not the removed
-            # member's close
-            await hub.detach(conn)
+        if msg.type != "leave":
+            # the room's actor sends the answer right behind the patch: the reader need not
+            # wake for it, and reads on (the room still takes this socket's messages in order)
+            hub.post(conn.code, _intent_for(hub, conn, msg, reply=conn))
+            continue
+        # out of the fan-out first: a seat that leaves must get its ack, not the removed
+        # member's close
+        await hub.detach(conn)
         answer = await hub.submit(conn.code, _intent_for(hub, conn, msg))
         conn.send(dumps(answer))
-        if msg.type == "leave":
-            if answer["type"] == "ack":
-                conn.close(Close.NORMAL)
-                return
-            await hub.attach(conn)
+        if answer["type"] == "ack":
+            conn.close(Close.NORMAL)
+            return
+        await hub.attach(conn)
 
 
-def _intent_for(hub: Hub, conn: Connection, msg: Any) -> Intent:
+def _intent_for(hub: Hub, conn: Connection, msg: Any, reply: Connection | None = None) -> Intent:
     player = conn.player
     kind = msg.type
     settings = hub.settings
@@ -227,4 +230,4 @@ def _intent_for(hub: Hub, conn: Connection, msg: Any) -> Intent:
     else:  # react
         def run(loaded: Loaded, now: int) -> list[Event]:
             return logic.react(loaded, player, msg.reaction, now, settings.reaction_interval_ms)
-    return Intent(kind, run, msg.id, player)
+    return Intent(kind, run, msg.id, player, reply)
