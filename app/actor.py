@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,37 @@ class Intent:
             self.done.set_result(answer)
 
 
+class Inbox:
+    """A room's intents in arrival order, read by its actor alone: asyncio.Queue's ``get`` and
+    ``put_nowait`` without its bookkeeping for many readers, size limits and loop checks (a
+    profile at saturation put ~2% of the server's CPU in them, for one get and one put per
+    action)."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[Intent] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, intent: Intent) -> None:
+        self._items.append(intent)
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():  # (done: its reader was cancelled)
+            waiter.set_result(None)
+
+    async def get(self) -> Intent:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        return self._items.popleft()
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 def _no_change(loaded: Loaded, now: int) -> list[Event]:
     raise logic.NoChange
 
@@ -86,7 +118,7 @@ class RoomActor:
         self.hub = hub
         self.code = code
         self.loaded: Loaded | None = None
-        self.inbox: asyncio.Queue[Intent] = asyncio.Queue()
+        self.inbox = Inbox()
         self.task = asyncio.create_task(self._loop(), name=f"room-{code}")
         self.ticking = False
         self._kind = "tick"
