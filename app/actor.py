@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -50,15 +51,15 @@ class Intent:
 
     def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None,
                  reply: Connection | None = None) -> None:
-        loop = asyncio.get_running_loop()
         self.kind = kind
         self.run = run
         self.msg_id = msg_id
         self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
         self.reply = reply
-        self.done: asyncio.Future[dict[str, Any]] | None = None if reply is not None else loop.create_future()
+        self.done: asyncio.Future[dict[str, Any]] | None = (
+            None if reply is not None else asyncio.get_running_loop().create_future())
         self.remote: tuple[int, list[Event], dict[str, Any] | None] | None = None
-        self.created = loop.time()
+        self.created = time.perf_counter()
 
     def resolve(self, answer: dict[str, Any]) -> None:
         """Give the answer, once (a later one, as after a bug past the answer, is dropped)."""
@@ -76,10 +77,11 @@ class Inbox:
     profile at saturation put ~2% of the server's CPU in them, for one get and one put per
     action)."""
 
-    __slots__ = ("_items", "_waiter")
+    __slots__ = ("_items", "_loop", "_waiter")
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._items: deque[Intent] = deque()
+        self._loop = loop
         self._waiter: asyncio.Future[None] | None = None
 
     def put_nowait(self, intent: Intent) -> None:
@@ -90,7 +92,7 @@ class Inbox:
 
     async def get(self) -> Intent:
         while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
+            self._waiter = self._loop.create_future()
             await self._waiter
         return self._items.popleft()
 
@@ -118,7 +120,7 @@ class RoomActor:
         self.hub = hub
         self.code = code
         self.loaded: Loaded | None = None
-        self.inbox = Inbox()
+        self.inbox = Inbox(asyncio.get_running_loop())
         self.task = asyncio.create_task(self._loop(), name=f"room-{code}")
         self.ticking = False
         self._kind = "tick"
@@ -267,7 +269,7 @@ class RoomActor:
                 intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, try again"))
                 return
             intent.resolve(answer)
-            hub.metrics.latency.observe(asyncio.get_running_loop().time() - intent.created)
+            hub.metrics.latency.observe(time.perf_counter() - intent.created)
             return
         self.loaded = None
         intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "the room is busy, try again"))

@@ -9,6 +9,7 @@ import contextlib
 import functools
 import itertools
 import logging
+import time
 from collections import deque
 from collections.abc import Coroutine
 from typing import Any
@@ -27,10 +28,11 @@ class TokenBucket:
         self.capacity = float(burst)
         self.tokens = float(burst)
         self.rate = per_s
-        self.stamp = asyncio.get_running_loop().time()
+        self.stamp = time.monotonic()
 
     def take(self) -> bool:
-        now = asyncio.get_running_loop().time()
+        # not the loop's clock: asyncio.get_running_loop() costs a getpid() system call
+        now = time.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens >= 1:

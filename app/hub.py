@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -88,13 +89,13 @@ class Hub:
         if actor is None:
             actor = self.actors[code] = RoomActor(self, code)
             self.metrics.rooms.set(len(self.actors))
-        self._last_used[code] = asyncio.get_running_loop().time()
+        self._last_used[code] = time.monotonic()  # (get_running_loop() is a system call)
         return actor
 
     def _evict_idle(self, idle_s: float = 60.0) -> None:
         """Forget actors of rooms with no local socket, nothing queued and nothing due here for
         a minute (a room is reloaded from Redis when it is needed again)."""
-        now = asyncio.get_running_loop().time()
+        now = time.monotonic()
         for code, actor in list(self.actors.items()):
             if (code not in self.connections and code not in self._local_due and actor.inbox.empty()
                     and now - self._last_used.get(code, 0) > idle_s):
