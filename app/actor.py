@@ -253,7 +253,7 @@ class RoomActor:
             bots.schedule(loaded, now, hub.settings)
             answer = ack(intent.msg_id)
             try:
-                await self.commit(loaded, events, now, intent.answer_field, answer)
+                await self.commit(loaded, events, now, intent.answer_field, answer, intent)
             except Stale:
                 self.loaded = None
                 hub.metrics.conflicts.inc()
@@ -275,7 +275,11 @@ class RoomActor:
         intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "the room is busy, try again"))
 
     async def commit(self, loaded: Loaded, events: list[Event], now: int,
-                     answer_field: str = "", answer: dict[str, Any] | None = None) -> None:
+                     answer_field: str = "", answer: dict[str, Any] | None = None,
+                     answering: Intent | None = None) -> None:
+        """Commit ``loaded`` with the ``answer`` to the message (kept under ``answer_field``),
+        then send each local socket its patch (``answering``'s socket gets the answer with
+        it)."""
         hub = self.hub
         room = loaded.room
         expected = room.version
@@ -306,7 +310,7 @@ class RoomActor:
             raise
         loaded.steps, loaded.new_round = [], False
         hub.metrics.count_action(self._kind)
-        self.fanout(loaded, events, now)
+        self.fanout(loaded, events, now, answering=answering, answer=answer)
         bots.observe(loaded, events, hub.settings)
         if finished and hub.history is not None:
             try:  # committed already: a failure here only delays the record (the writer retries)
@@ -342,9 +346,11 @@ class RoomActor:
                 return
             self.loaded = None
 
-    def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False) -> None:
+    def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False,
+               answering: Intent | None = None, answer: dict[str, Any] | None = None) -> None:
         """Send each local socket its update (``behind_only``: those that have not seen
-        ``loaded``'s version yet)."""
+        ``loaded``'s version yet); ``answering``'s socket gets ``answer`` behind its patch, in
+        the same write."""
         conns = self.hub.connections.get(self.code)
         if not conns:
             return
@@ -369,19 +375,26 @@ class RoomActor:
         public, views = room_views(loaded, [conn.player for conn in targets], now)
         memo: DiffMemo = {}
         wire: dict[str | None, list[dict[str, Any]]] = {}
+        reply = answering.reply if answering is not None and answer is not None else None
         for conn in targets:
-            self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire)
+            if conn is reply:
+                assert answering is not None
+                answering.reply = None  # answered here
+                self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire,
+                                 dumps(answer))
+            else:
+                self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire)
 
     def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
                     view: dict[str, Any], public: dict[str, Any] | None, memo: DiffMemo,
-                    wire: dict[str | None, list[dict[str, Any]]]) -> None:
+                    wire: dict[str | None, list[dict[str, Any]]], answer: str | None = None) -> None:
         """``view`` is one of the fan-out's views, built from the public game ``public``;
         ``memo`` and ``wire`` are shared by all its viewers (the differ's findings, the events
-        as each kind of viewer sees them)."""
+        as each kind of viewer sees them); ``answer``: a frame to send right behind."""
         room = loaded.room
         if conn.view is None or conn.version != room.version - 1:
-            conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
-                             "now": now, "state": view}))
+            frame = dumps({"type": "welcome", "you": conn.player, "version": room.version,
+                           "now": now, "state": view})
         else:
             # the events as this viewer may see them: the same list for every viewer who owns
             # no secret in them
@@ -389,8 +402,12 @@ class RoomActor:
             seen = wire.get(key)
             if seen is None:
                 seen = wire[key] = [e.to_wire(key) for e in events]
-            conn.send(dumps({"type": "patch", "version": room.version, "now": now,
-                             "ops": diff_view(conn.view, view, memo, conn.public, public), "events": seen}))
+            frame = dumps({"type": "patch", "version": room.version, "now": now,
+                           "ops": diff_view(conn.view, view, memo, conn.public, public), "events": seen})
+        if answer is None:
+            conn.send(frame)
+        else:
+            conn.send_frames([frame, answer])
         conn.view = view
         conn.public = public
         conn.version = room.version

@@ -94,6 +94,15 @@ class Connection:
         writer = self.writer = asyncio.create_task(self._drain(sending, waiting))
         writer.add_done_callback(functools.partial(self._writer_done, sending))
 
+    def send_frames(self, texts: list[str]) -> None:
+        """Send ``texts`` in order, in one write to the socket when it takes them at once."""
+        if self.closed:
+            return
+        if self.writer is None and self.ws.write_frames(texts):
+            return
+        for text in texts:
+            self.send(text)
+
     def close(self, code: int = Close.NORMAL) -> None:
         """Close with ``code`` once the frames already accepted have gone out."""
         if self.closed:

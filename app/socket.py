@@ -17,6 +17,13 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.websockets import WebSocketState
 
+try:  # the server's own protocol, to write several frames at once (see RawSocket.write_frames)
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from websockets.exceptions import InvalidState
+except ImportError:  # pragma: no cover - another server or implementation: one frame per send
+    WebSocketsSansIOProtocol = None  # type: ignore[assignment,misc]
+    InvalidState = RuntimeError  # type: ignore[assignment,misc]
+
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
@@ -50,13 +57,16 @@ class RawSocket:
     server: ``send_text`` returns the server's own send coroutine (the connection drives it
     itself), ``receive`` is the server's receive."""
 
-    __slots__ = ("_send", "application_state", "receive", "scope")
+    __slots__ = ("_protocol", "_send", "application_state", "receive", "scope")
 
     def __init__(self, scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         self.scope = scope
         self.receive = receive
         self._send = send
         self.application_state = WebSocketState.CONNECTING
+        protocol = getattr(send, "__self__", None)
+        self._protocol = (protocol if WebSocketsSansIOProtocol is not None
+                          and isinstance(protocol, WebSocketsSansIOProtocol) else None)
 
     @property
     def headers(self) -> Headers:
@@ -80,6 +90,27 @@ class RawSocket:
         if type(sending) is CoroutineType:  # uvicorn's: driven as it is by Connection.send
             return sending
         return _awaiting(sending)  # any other awaitable (another server, a wrapping layer)
+
+    def write_frames(self, texts: list[str]) -> bool:
+        """Write ``texts`` as text frames in one write to the socket, if the server is uvicorn's
+        sans-I/O WebSocket and the socket takes them now; False (nothing written): send them
+        one by one. A move answers its player with a patch and an ack together: one system
+        call instead of two (each write on this machine's loopback costs ~2.5% of the server's
+        CPU per action). This does what uvicorn's ``send`` does for one frame, through its
+        protocol's attributes; tests/app/test_socket.py checks it is taken with the installed
+        uvicorn, so an upgrade that renames them fails a test, not a game."""
+        protocol = self._protocol
+        if (protocol is None or not protocol.handshake_complete or protocol.close_sent
+                or protocol.disconnected or protocol.initial_response is not None
+                or not protocol.writable.is_set() or protocol.transport.is_closing()):
+            return False
+        try:
+            for text in texts:
+                protocol.conn.send_text(text.encode())
+        except InvalidState:  # closing: the one-by-one sends report it as the server does
+            return False
+        protocol.transport.write(b"".join(protocol.conn.data_to_send()))
+        return True
 
     async def close(self, code: int = 1000) -> None:
         """Close (before the handshake: refuse it with HTTP 403, as the server does for any

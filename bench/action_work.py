@@ -64,6 +64,9 @@ class StubSocket:
     def send(self, text: str) -> None:
         self.frames.append(text)
 
+    def send_frames(self, texts: list[str]) -> None:
+        self.frames.extend(texts)
+
     def close(self, code: int = 1000) -> None:
         self.closed = True
 

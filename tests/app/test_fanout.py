@@ -44,11 +44,14 @@ class ClientSocket:
         self.copy: dict[str, Any] | None = None
         self.copy_version: int | None = None
         self.seen: dict[str, int] = {}
+        self.answers: dict[str, list[str]] = {}  # message id -> the answers' types
 
     def send(self, text: str) -> None:
         msg = orjson.loads(text)
         kind = msg["type"]
         self.seen[kind] = self.seen.get(kind, 0) + 1
+        if kind in ("ack", "error"):
+            self.answers.setdefault(msg["id"], []).append(kind)
         if kind == "welcome":
             self.copy, self.copy_version = msg["state"], msg["version"]
         elif kind == "patch":
@@ -57,6 +60,14 @@ class ClientSocket:
             self.copy_version = msg["version"]
             if any(op["path"].startswith("/game/revealed") for op in msg["ops"]):
                 self.seen["revealed"] = self.seen.get("revealed", 0) + 1
+
+    def send_frames(self, texts: list[str]) -> None:
+        """As one write: a move's patch (or welcome) and, right behind it, its answer."""
+        kinds = [orjson.loads(text)["type"] for text in texts]
+        assert len(kinds) == 2 and kinds[0] in ("patch", "welcome") and kinds[1] == "ack", kinds
+        self.seen["answered with a patch"] = self.seen.get("answered with a patch", 0) + 1
+        for text in texts:
+            self.send(text)
 
     def close(self, code: int = 1000) -> None:
         self.closed = True
@@ -141,6 +152,13 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
     for i in range(3):
         await join(rng.choice(hubs), f"p{i}")
     ids = 0
+
+    async def answered(hub: Hub, sock: ClientSocket, msg: dict[str, Any]) -> None:
+        """Sent as a socket's reader sends it: the room's actor answers the socket itself."""
+        hub.post(CODE, _intent_for(hub, sock, parse_message(msg), reply=sock))  # type: ignore[arg-type]
+        await hub.submit(CODE, Intent("noop", _no_change))  # the inbox is in order: it has run
+        assert sock.closed or len(sock.answers.get(msg["id"], [])) == 1, (seed, msg, sock.answers)
+
     for step in range(steps):
         clock.ms += rng.choice([1, 100, 500, 3000])
         hub = rng.choice(hubs)
@@ -157,7 +175,7 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
         elif r < 0.12 and live:
             ids += 1
             sock = rng.choice(live)
-            await hub.submit(CODE, _intent_for(hub, sock, parse_message({"type": "sync", "id": f"s{ids}"})))
+            await answered(hub, sock, {"type": "sync", "id": f"s{ids}"})
         elif r < 0.15 and live:
             attach(rng.choice(hubs), rng.choice(live).player)
         elif r < 0.19:
@@ -175,8 +193,11 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
             if msg is None:
                 continue
             ids += 1
+            if msg["type"] != "leave":
+                await answered(hub, sock, {**msg, "id": f"m{ids}"})
+                continue
             answer = await hub.submit(CODE, _intent_for(hub, sock, parse_message({**msg, "id": f"m{ids}"})))
-            if msg["type"] == "leave" and answer["type"] == "ack":
+            if answer["type"] == "ack":
                 sock.close()
         for h in hubs:
             for sock in h.connections.get(CODE, {}).values():
@@ -208,6 +229,10 @@ async def test_every_patch_turns_each_sockets_copy_into_its_view(seed, monkeypat
     seen = await _play(seed, 400)
     # the walk went through what it is meant to: patches, welcomes, races, rounds that ended
     assert seen.get("patch", 0) > 300 and seen.get("welcome", 0) > 20, seen
+    # a move that changed the room is answered in the write that carries its patch (a sync,
+    # a refusal or a socket replaced meanwhile: on its own)
+    assert seen["answered with a patch"] > 20 and seen["ack"] > seen["answered with a patch"], seen
+    assert seen.get("error", 0) > 5, seen
     assert seen["conflicts"] > 5 and seen.get("revealed", 0) > 0, seen
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 
 import pytest
 import websockets
@@ -129,3 +130,63 @@ async def test_both_echoes_answer_every_frame_with_itself(servers):
             for text in ("one", '{"type":"play"}', "three"):
                 await ws.send(text)
                 assert await asyncio.wait_for(ws.recv(), 10) == text, path
+
+
+async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket():
+    """RawSocket.write_frames reaches into uvicorn's sans-I/O protocol (its attributes are not
+    an API): with the installed uvicorn, configured as ``mercyless serve`` configures it, the
+    frames must go out in one write to the transport, in order, and a socket that is not open
+    (not yet accepted, or closed) must refuse rather than write."""
+    import uvicorn
+
+    results: dict[str, object] = {}
+    writes: list[bytes] = []
+    done = asyncio.Event()
+
+    async def app(scope, receive, send):
+        if scope["type"] != "websocket":
+            return
+        ws = RawSocket(scope, receive, send)
+        results["before accept"] = ws.write_frames(["too early"])
+        await ws.accept()
+        transport = ws._protocol.transport
+        ws._protocol.transport = _CountingTransport(transport, writes)
+        results["open"] = ws.write_frames(["one", "two", "three"])
+        await ws.receive()  # the client's "bye"
+        await ws.close(1000)
+        results["closed"] = ws.write_frames(["too late"])
+        ws._protocol.transport = transport
+        done.set()
+
+    # listening before the server starts: the client's connect waits in the backlog
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws_per_message_deflate=False)
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve(sockets=[listener]))
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/") as ws:
+            got = [await asyncio.wait_for(ws.recv(), 10) for _ in range(3)]
+            await ws.send("bye")
+            await asyncio.wait_for(done.wait(), 10)
+    finally:
+        server.should_exit = True
+        await serving
+    assert got == ["one", "two", "three"]
+    assert results == {"before accept": False, "open": True, "closed": False}, results
+    assert len(writes) == 2 and writes[0].endswith(b"three"), writes  # the frames, then the close
+
+
+class _CountingTransport:
+    """The socket's transport, noting each write."""
+
+    def __init__(self, transport, writes: list[bytes]) -> None:
+        self._transport = transport
+        self._writes = writes
+
+    def write(self, data: bytes) -> None:
+        self._writes.append(bytes(data))
+        self._transport.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._transport, name)
