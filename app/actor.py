@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -24,6 +22,7 @@ from engine import Event, autoplay
 
 from . import bots, logic
 from .diff import DiffMemo, diff_view
+from .intent import Inbox, Intent, ack, error, no_change
 from .protocol import Err, dumps
 from .room import Loaded, Room, game_part, room_views
 from .store import Duplicate, Stale
@@ -36,84 +35,6 @@ EXPIRY_MARGIN_MS = 2000  # Redis's clock and ours differ a little; a tick must f
 log = logging.getLogger("mercyless.room")
 MAX_RETRIES = 8
 TICK_STEPS = 200
-
-Run = Callable[[Loaded, int], list[Event]]
-
-
-class Intent:
-    """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events.
-
-    The answer (an ack or an error) goes to ``reply``, the socket the message came in on, as
-    soon as it is known, right behind that socket's patch; without a socket it resolves the
-    future ``done`` for whoever waits on it (a hello, a join over HTTP, a leave)."""
-
-    __slots__ = ("answer_field", "created", "done", "kind", "msg_id", "remote", "reply", "run")
-
-    def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None,
-                 reply: Connection | None = None) -> None:
-        self.kind = kind
-        self.run = run
-        self.msg_id = msg_id
-        self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
-        self.reply = reply
-        self.done: asyncio.Future[dict[str, Any]] | None = (
-            None if reply is not None else asyncio.get_running_loop().create_future())
-        self.remote: tuple[int, list[Event], dict[str, Any] | None] | None = None
-        self.created = time.perf_counter()
-
-    def resolve(self, answer: dict[str, Any]) -> None:
-        """Give the answer, once (a later one, as after a bug past the answer, is dropped)."""
-        if self.reply is not None:
-            self.reply.send(dumps(answer))
-            self.reply = None
-            self.done = None
-        elif self.done is not None and not self.done.done():
-            self.done.set_result(answer)
-
-
-class Inbox:
-    """A room's intents in arrival order, read by its actor alone: asyncio.Queue's ``get`` and
-    ``put_nowait`` without its bookkeeping for many readers, size limits and loop checks (a
-    profile at saturation put ~2% of the server's CPU in them, for one get and one put per
-    action)."""
-
-    __slots__ = ("_items", "_loop", "_waiter")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._items: deque[Intent] = deque()
-        self._loop = loop
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, intent: Intent) -> None:
-        self._items.append(intent)
-        waiter, self._waiter = self._waiter, None
-        if waiter is not None and not waiter.done():  # (done: its reader was cancelled)
-            waiter.set_result(None)
-
-    async def get(self) -> Intent:
-        while not self._items:
-            self._waiter = self._loop.create_future()
-            await self._waiter
-        return self._items.popleft()
-
-    def empty(self) -> bool:
-        return not self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-def _no_change(loaded: Loaded, now: int) -> list[Event]:
-    raise logic.NoChange
-
-
-def ack(msg_id: str | None) -> dict[str, Any]:
-    return {"type": "ack", "id": msg_id}
-
-
-def error(msg_id: str | None, code: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "id": msg_id, "code": str(code), "message": message}
-
 
 class RoomActor:
     def __init__(self, hub: Hub, code: str) -> None:
@@ -141,7 +62,7 @@ class RoomActor:
         it): catch up and patch the local sockets. ``None``: commits may have gone unheard (the
         channel was not listened to for a while): read the room and catch up on whatever is
         newer."""
-        intent = Intent("remote", _no_change)
+        intent = Intent("remote", no_change)
         intent.remote = (version, events, document)
         self.inbox.put_nowait(intent)
 

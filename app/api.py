@@ -12,9 +12,9 @@ from redis.exceptions import RedisError
 from engine import Event, rules_catalog
 
 from . import logic
-from .actor import Intent
 from .codes import clean_name, new_code, normalize_code
 from .hub import Hub
+from .intent import Intent
 from .protocol import Err
 from .room import Loaded, Room, summary
 from .store import Stale

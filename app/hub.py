@@ -16,8 +16,9 @@ from redis.exceptions import RedisError
 from engine import Event, EventKind
 
 from . import logic
-from .actor import Intent, RoomActor
+from .actor import RoomActor
 from .clock import Clock
+from .intent import Intent
 from .limits import AddressLimits
 from .metrics import Metrics
 from .settings import Settings

@@ -16,10 +16,10 @@ from redis.exceptions import RedisError
 from engine import Event
 
 from . import logic
-from .actor import Intent, error
 from .codes import normalize_code, token_hash
 from .connection import Connection
 from .hub import Hub
+from .intent import Intent, error
 from .protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message
 from .room import Loaded
 from .socket import RawSocket

@@ -20,9 +20,9 @@ import orjson
 import pytest
 
 from app import bots, logic
-from app.actor import Intent, _no_change
 from app.clock import StepClock
 from app.hub import Hub
+from app.intent import Intent, no_change
 from app.protocol import parse_message
 from app.settings import Settings
 from app.store import RoomStore
@@ -156,7 +156,7 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
     async def answered(hub: Hub, sock: ClientSocket, msg: dict[str, Any]) -> None:
         """Sent as a socket's reader sends it: the room's actor answers the socket itself."""
         hub.post(CODE, _intent_for(hub, sock, parse_message(msg), reply=sock))  # type: ignore[arg-type]
-        await hub.submit(CODE, Intent("noop", _no_change))  # the inbox is in order: it has run
+        await hub.submit(CODE, Intent("noop", no_change))  # the inbox is in order: it has run
         assert sock.closed or len(sock.answers.get(msg["id"], [])) == 1, (seed, msg, sock.answers)
 
     for step in range(steps):
@@ -171,7 +171,7 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
                 actor.submit_remote(version, [], document)
             else:
                 actor.submit_remote(None, [], None)
-            await hub.submit(CODE, Intent("noop", _no_change))
+            await hub.submit(CODE, Intent("noop", no_change))
         elif r < 0.12 and live:
             ids += 1
             sock = rng.choice(live)
@@ -182,7 +182,7 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
             await join(hub, f"n{step}")
         elif r < 0.23:
             await hub.submit(CODE, hub.actor(CODE).tick_intent())
-            await hub.submit(CODE, Intent("noop", _no_change))
+            await hub.submit(CODE, Intent("noop", no_change))
         elif live:
             ready = [s for s in live if s.copy is not None]
             able = [s for s in ready if _may_act(s.copy, s.player)]
@@ -262,7 +262,7 @@ async def test_a_socket_welcomed_between_two_commits_is_patched_from_that_welcom
     await hub.submit(CODE, Intent("join", join))
     socks = {pid: ClientSocket(pid) for pid in (host, joined[0])}
     hub.connections[CODE] = dict(socks)  # type: ignore[arg-type]
-    await hub.submit(CODE, Intent("noop", _no_change))  # both welcomed
+    await hub.submit(CODE, Intent("noop", no_change))  # both welcomed
     ids = 0
 
     async def act() -> None:
