@@ -26,7 +26,7 @@ def _escape(key: str) -> str:
 
 #: Ops already found for a pair of old and new containers at a path, during one fan-out. The
 #: entry keeps both objects alive, so their ids cannot be reused while the memo lives.
-DiffMemo = dict[tuple[int, int, str, str], tuple[Any, Any, list[dict[str, Any]]]]
+DiffMemo = dict[tuple[Any, ...], tuple[Any, Any, list[dict[str, Any]]]]
 
 
 def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> list[dict[str, Any]]:
@@ -46,28 +46,68 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
     """The ops that turn ``old`` into ``new``, two whole views of one viewer whose ``game`` parts
     were built from the public games ``old_public`` and ``new_public`` (``engine.table_views``;
     None when not known: then as ``diff(old, new, memo=memo)``). Every key of such a ``game``
-    but the viewer's own (``OWN_GAME_KEYS``) holds the public game's object, so what changed
-    there is found once per fan-out, and only the own keys are diffed per viewer (the
+    but the viewer's own (``OWN_GAME_KEYS``) holds the public game's object, and ``room`` and
+    ``players`` are shared by every view of a fan-out too: the ops for those three parts are
+    found once per fan-out for each old triple (one look-up per viewer, usually the same
+    triple for all), and only the hand and the own keys are diffed per viewer (the
     per-viewer walk of ``game`` was the fan-out's largest cost)."""
-    ops: list[dict[str, Any]] = []
-    if old_public is None or new_public is None or old.keys() != _VIEW_KEYS or new.keys() != _VIEW_KEYS:
+    old_game, new_game = old["game"], new["game"]
+    if (old_public is None or new_public is None or type(old_game) is not dict
+            or type(new_game) is not dict or old.keys() != _VIEW_KEYS or new.keys() != _VIEW_KEYS):
+        ops: list[dict[str, Any]] = []
         _diff_memo(old, new, "", ops, memo)
         return ops
-    for key in _SHARED_VIEW_KEYS:  # the same objects in every view of the fan-out
-        value, other = old[key], new[key]
-        if value is not other:
-            _diff_shared(value, other, "", key, ops, memo)
-    _diff(old["hand"], new["hand"], "/hand", ops)
-    game, other_game = old["game"], new["game"]
-    if type(game) is dict and type(other_game) is dict:
-        _diff_game(game, other_game, (old_public, new_public), ops, memo)
-    else:
-        _diff(game, other_game, "/game", ops)
+    old_room, old_players, new_room, new_players = old["room"], old["players"], new["room"], new["players"]
+    mkey = (id(old_room), id(old_players), id(old_public), id(new_room), id(new_players), id(new_public))
+    hit = memo.get(mkey)
+    if hit is None:
+        found: list[dict[str, Any]] = []
+        if old_room is not new_room:
+            _diff(old_room, new_room, "/room", found)
+        if old_players is not new_players:
+            _diff(old_players, new_players, "/players", found)
+        _diff_public_game(old_public, new_public, found)
+        # the entry keeps the parts alive: their ids cannot be reused while the memo lives
+        memo[mkey] = hit = ((old_room, old_players, old_public), (new_room, new_players, new_public), found)
+    ops = hit[2].copy()
+    old_hand, new_hand = old["hand"], new["hand"]
+    if old_hand is not new_hand:
+        _diff(old_hand, new_hand, "/hand", ops)
+    # the own keys are small (a choice, a card, the legal hints): one that changed is sent
+    # whole, which costs one op instead of a walk, and is often shorter than the ops (a turn
+    # that passes empties one seat's playable cards and fills another's)
+    for key in OWN_GAME_KEYS:
+        value = old_game.get(key, _MISSING)
+        other = new_game.get(key, _MISSING)
+        if value is other:
+            continue
+        if other is _MISSING:
+            ops.append({"op": "remove", "path": f"/game/{key}"})
+        elif value is _MISSING:
+            ops.append({"op": "add", "path": f"/game/{key}", "value": other})
+        elif not _same(value, other):
+            ops.append({"op": "replace", "path": f"/game/{key}", "value": other})
     return ops
 
 
-_SHARED_VIEW_KEYS = ("room", "players")
-_VIEW_KEYS = frozenset((*_SHARED_VIEW_KEYS, "hand", "game"))
+def _diff_public_game(old_public: dict[str, Any], new_public: dict[str, Any],
+                      ops: list[dict[str, Any]]) -> None:
+    """The ops for every key of ``game`` but the own ones."""
+    for key, value in old_public.items():
+        if key in OWN_GAME_KEYS:
+            continue
+        other = new_public.get(key, _MISSING)
+        if other is _MISSING:
+            ops.append({"op": "remove", "path": f"/game/{_escape(key)}"})
+        elif value is not other:
+            _diff(value, other, f"/game/{_escape(key)}", ops)
+    if new_public.keys() != old_public.keys():
+        for key, value in new_public.items():
+            if key not in old_public and key not in OWN_GAME_KEYS:
+                ops.append({"op": "add", "path": f"/game/{_escape(key)}", "value": value})
+
+
+_VIEW_KEYS = frozenset(("room", "players", "hand", "game"))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -121,43 +161,6 @@ def _diff_shared(value: Any, other: Any, path: str, key: str, ops: list[dict[str
         _diff(value, other, f"{path}/{_escape(key)}", found)
         memo[mkey] = hit = (value, other, found)
     ops.extend(hit[2])
-
-
-def _diff_game(old: dict[str, Any], new: dict[str, Any], publics: tuple[dict[str, Any], dict[str, Any]],
-               ops: list[dict[str, Any]], memo: DiffMemo) -> None:
-    old_public, new_public = publics
-    mkey = (id(old_public), id(new_public), "/game", "")  # no game key is named ""
-    hit = memo.get(mkey)
-    if hit is None:
-        found: list[dict[str, Any]] = []
-        for key, value in old_public.items():
-            if key in OWN_GAME_KEYS:
-                continue
-            other = new_public.get(key, _MISSING)
-            if other is _MISSING:
-                found.append({"op": "remove", "path": f"/game/{_escape(key)}"})
-            elif value is not other:
-                _diff(value, other, f"/game/{_escape(key)}", found)
-        if new_public.keys() != old_public.keys():
-            for key, value in new_public.items():
-                if key not in old_public and key not in OWN_GAME_KEYS:
-                    found.append({"op": "add", "path": f"/game/{_escape(key)}", "value": value})
-        memo[mkey] = hit = (old_public, new_public, found)
-    ops.extend(hit[2])
-    # the own keys are small (a choice, a card, the legal hints): one that changed is sent
-    # whole, which costs one op instead of a walk, and is often shorter than the ops (a turn
-    # that passes empties one seat's playable cards and fills another's)
-    for key in OWN_GAME_KEYS:
-        value = old.get(key, _MISSING)
-        other = new.get(key, _MISSING)
-        if value is other:
-            continue
-        if other is _MISSING:
-            ops.append({"op": "remove", "path": f"/game/{key}"})
-        elif value is _MISSING:
-            ops.append({"op": "add", "path": f"/game/{key}", "value": other})
-        elif not _same(value, other):
-            ops.append({"op": "replace", "path": f"/game/{key}", "value": other})
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
