@@ -209,7 +209,7 @@ class RoomActor:
         room.game = game_part(loaded.game, room.rules) if loaded.game is not None else None
         finished, room.finished_rounds = room.finished_rounds, []  # they go to the outbox
         due = self.indexed_due(loaded, now)
-        document = orjson.dumps(room)
+        document = room.document()
         message = b""
         # published only when a socket of the room is on another process: one whose cached copy
         # misses a commit finds it stale at its next commit, and a process where a hello is under

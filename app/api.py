@@ -69,9 +69,8 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
             raise ApiError(400, refused.code, refused.message) from None
         room.version = 1
         try:
-            import orjson
 
-            await hub.store.commit(code, None, 1, orjson.dumps(room))
+            await hub.store.commit(code, None, 1, room.document())
         except Stale:
             continue  # the code is taken: draw another
         except RedisError:

@@ -12,7 +12,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine import GameState, SeatInfo, make_rules
+import orjson
+
+from engine import STANDARD_DECK, GameState, SeatInfo, make_rules
 from engine.view import table_views
 
 LOBBY, PLAYING, ROUND_OVER, MATCH_OVER = "lobby", "playing", "round_over", "match_over"
@@ -107,9 +109,27 @@ class Room:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def document(self) -> bytes:
+        """The room as Redis holds it (JSON). Its rules are written without the deck when it
+        is the standard one, which ``from_dict`` puts back: the deck is ~700 of the ~4,200
+        bytes every commit writes to Redis and every other process holding the room's
+        sockets parses (writing them cost the server ~2.4 us per KB at saturation). The
+        rules' JSON is made once per rules object (a room's rules are replaced, never changed
+        in place)."""
+        rules = self.rules
+        # the field holds the rules' ready JSON only for this call (orjson writes a dataclass's
+        # fields as they are; nothing else runs in between)
+        self.rules = _rules_fragment(rules)  # type: ignore[assignment]
+        try:
+            return orjson.dumps(self)
+        finally:
+            self.rules = rules
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Room:
         d = dict(d)
+        if "deck" not in d["rules"]:  # written by document(): the standard deck
+            d["rules"] = {**d["rules"], "deck": dict(STANDARD_DECK)}
         d["seats"] = [Seat(**s) for s in d["seats"]]
         d["spectators"] = [Spectator(**s) for s in d["spectators"]]
         game = d.get("game")
@@ -122,6 +142,22 @@ class Room:
         its own)."""
         assert self.record is not None
         return self.record.get("rules", self.rules)
+
+
+#: The JSON of rules mappings as documents hold them, by the mapping's id (the entry holds it).
+_RULES_JSON: dict[int, tuple[dict[str, Any], orjson.Fragment]] = {}
+
+
+def _rules_fragment(rules: dict[str, Any]) -> orjson.Fragment:
+    hit = _RULES_JSON.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    written = {k: v for k, v in rules.items() if k != "deck"} if rules.get("deck") == STANDARD_DECK else rules
+    fragment = orjson.Fragment(orjson.dumps(written))
+    if len(_RULES_JSON) > 1024:
+        _RULES_JSON.clear()
+    _RULES_JSON[id(rules)] = (rules, fragment)
+    return fragment
 
 
 def game_part(game: GameState, rules: dict[str, Any]) -> dict[str, Any]:

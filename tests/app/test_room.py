@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import orjson
 
+import pytest
+
 from app.room import Loaded, Room, Seat, game_part
-from engine import GameState, make_rules, new_game
+from engine import STANDARD_DECK, GameState, make_rules, new_game
 
 
 def _room(record):
@@ -38,12 +40,12 @@ def _playing(options=None):
 
 
 def _reread(room: Room) -> Room:
-    return Room.from_dict(orjson.loads(orjson.dumps(room)))
+    return Room.from_dict(orjson.loads(room.document()))
 
 
 def test_the_document_holds_the_rules_once_and_reads_back_the_same_game():
     room, state = _playing({"target_score": 750})
-    document = orjson.loads(orjson.dumps(room))
+    document = orjson.loads(room.document())
     assert "rules" not in document["game"] and "rules" not in document["record"]
     back = _reread(room)
     assert GameState.from_dict(back.game).to_dict() == state.to_dict()
@@ -67,3 +69,34 @@ def test_a_document_written_with_the_rules_inside_reads_as_before():
     back = _reread(room)
     assert GameState.from_dict(back.game).to_dict() == state.to_dict()
     assert back.record_rules()["hand_size"] == 5
+
+
+def test_the_standard_deck_is_left_out_of_the_document_and_put_back_on_reading():
+    room, state = _playing({"target_score": 750})
+    rules = room.rules
+    document = room.document()
+    assert room.rules is rules  # the field is the rules again after the call
+    assert "deck" not in orjson.loads(document)["rules"]
+    assert len(document) < len(orjson.dumps(room)) - 600  # ~700 bytes of deck
+    back = _reread(room)
+    assert back.rules == rules and back.rules["deck"] == STANDARD_DECK
+    assert list(back.rules) == list(rules)  # the same keys in the same order (views are JSON)
+    assert GameState.from_dict(back.game).to_dict() == state.to_dict()
+    assert room.document() == document  # the same bytes again (the rules' JSON is kept)
+
+
+def test_a_custom_deck_is_written_whole():
+    deck = {**STANDARD_DECK, "w-wild": 4, "w-draw10": 0}
+    room, state = _playing({"deck": deck})
+    assert orjson.loads(room.document())["rules"]["deck"] == {k: v for k, v in deck.items() if v}
+    back = _reread(room)
+    assert back.rules == room.rules and GameState.from_dict(back.game).to_dict() == state.to_dict()
+
+
+def test_a_document_that_cannot_be_written_leaves_the_room_as_it_was():
+    room, _ = _playing()
+    rules = room.rules
+    room.scores = {"p1": object()}  # type: ignore[dict-item]
+    with pytest.raises(TypeError):
+        room.document()
+    assert room.rules is rules
