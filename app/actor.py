@@ -22,7 +22,7 @@ from engine import Event, autoplay
 
 from . import bots, logic
 from .diff import DiffMemo, diff_view
-from .intent import Inbox, Intent, ack, error, no_change
+from .intent import Intent, ack, error, no_change
 from .protocol import Err, dumps
 from .room import Loaded, Room, game_part, room_views
 from .store import Duplicate, Stale
@@ -41,7 +41,7 @@ class RoomActor:
         self.hub = hub
         self.code = code
         self.loaded: Loaded | None = None
-        self.inbox = Inbox(asyncio.get_running_loop())
+        self.inbox: asyncio.Queue[Intent] = asyncio.Queue()
         self.task = asyncio.create_task(self._loop(), name=f"room-{code}")
         self.ticking = False
         self._kind = "tick"

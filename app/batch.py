@@ -33,7 +33,6 @@ class GroupCommit:
         self._max_batch = max_batch
         self._queue: list[tuple[tuple[Command, ...], asyncio.Future[list[Any]]]] = []
         self._drainer: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None  # the first caller's (see execute)
         self.batches = 0  # batches sent, and the commands in them (the tests check the grouping)
         self.commands = 0
 
@@ -41,16 +40,11 @@ class GroupCommit:
         """Run ``commands`` in order in a shared pipeline and return their results; a command
         that failed in Redis comes back as its exception object (as ``raise_on_error=False``),
         a lost connection raises here."""
-        # the loop is looked up once: asyncio.get_running_loop() is a getpid() system call
-        # each time (a fork check), ~1 us on these machines, several per action
-        loop = self._loop
-        if loop is None:
-            loop = self._loop = asyncio.get_running_loop()
-        future: asyncio.Future[list[Any]] = loop.create_future()
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._queue.append((commands, future))
         if self._drainer is None:
             # started on the loop's next turn: every commit queued in this turn joins the batch
-            self._drainer = loop.create_task(self._drain())
+            self._drainer = asyncio.create_task(self._drain())
         return await future
 
     async def _drain(self) -> None:

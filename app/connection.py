@@ -31,7 +31,6 @@ class TokenBucket:
         self.stamp = time.monotonic()
 
     def take(self) -> bool:
-        # not the loop's clock: asyncio.get_running_loop() costs a getpid() system call
         now = time.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now

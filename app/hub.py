@@ -90,7 +90,7 @@ class Hub:
         if actor is None:
             actor = self.actors[code] = RoomActor(self, code)
             self.metrics.rooms.set(len(self.actors))
-        self._last_used[code] = time.monotonic()  # (get_running_loop() is a system call)
+        self._last_used[code] = time.monotonic()
         return actor
 
     def _evict_idle(self, idle_s: float = 60.0) -> None:

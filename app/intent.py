@@ -1,11 +1,10 @@
-"""What a room's actor does, one at a time: intents, the inbox they wait in, and the answers
-they give (``ack`` and ``error`` as protocol.md words them)."""
+"""What a room's actor does, one at a time: intents, and the answers they give (``ack`` and
+``error`` as protocol.md words them)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -50,38 +49,6 @@ class Intent:
             self.done = None
         elif self.done is not None and not self.done.done():
             self.done.set_result(answer)
-
-
-class Inbox:
-    """A room's intents in arrival order, read by its actor alone: asyncio.Queue's ``get`` and
-    ``put_nowait`` without its bookkeeping for many readers, size limits and loop checks (a
-    profile at saturation put ~2% of the server's CPU in them, for one get and one put per
-    action)."""
-
-    __slots__ = ("_items", "_loop", "_waiter")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._items: deque[Intent] = deque()
-        self._loop = loop
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, intent: Intent) -> None:
-        self._items.append(intent)
-        waiter, self._waiter = self._waiter, None
-        if waiter is not None and not waiter.done():  # (done: its reader was cancelled)
-            waiter.set_result(None)
-
-    async def get(self) -> Intent:
-        while not self._items:
-            self._waiter = self._loop.create_future()
-            await self._waiter
-        return self._items.popleft()
-
-    def empty(self) -> bool:
-        return not self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 def no_change(loaded: Loaded, now: int) -> list[Event]:

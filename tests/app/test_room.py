@@ -4,7 +4,6 @@ hands its steps to the next commit; the rules are written once and read back eve
 from __future__ import annotations
 
 import orjson
-
 import pytest
 
 from app.room import Loaded, Room, Seat, game_part
