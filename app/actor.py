@@ -47,14 +47,9 @@ class RoomActor:
         self._kind = "tick"
 
     def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
-        """Queue ``intent``; the future is its answer (an intent without a reply socket)."""
-        assert intent.done is not None, "an intent with a reply socket is posted, not awaited"
+        """Queue ``intent``; the future is its answer."""
         self.inbox.put_nowait(intent)
         return intent.done
-
-    def post(self, intent: Intent) -> None:
-        """Queue ``intent``, whose answer goes to its reply socket."""
-        self.inbox.put_nowait(intent)
 
     def submit_remote(self, version: int | None, events: list[Event],
                       document: dict[str, Any] | None = None) -> None:
@@ -300,9 +295,9 @@ class RoomActor:
         for conn in targets:
             if conn is reply:
                 assert answering is not None
-                answering.reply = None  # answered here
                 self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire,
                                  dumps(answer))
+                answering.reply = None  # answered (if the send raised, the error answer goes out)
             else:
                 self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire)
 

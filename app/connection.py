@@ -97,7 +97,11 @@ class Connection:
         """Send ``texts`` in order, in one write to the socket when it takes them at once."""
         if self.closed:
             return
-        if self.writer is None and self.ws.write_frames(texts):
+        try:
+            if self.writer is None and self.ws.write_frames(texts):
+                return
+        except Exception as exc:  # the write itself failed: as Connection.send treats it
+            self._failed(type(exc).__name__)
             return
         for text in texts:
             self.send(text)

@@ -109,10 +109,6 @@ class Hub:
     async def submit(self, code: str, intent: Intent) -> dict[str, Any]:
         return await self.actor(code).submit(intent)
 
-    def post(self, code: str, intent: Intent) -> None:
-        """Queue an intent that answers its socket itself (the socket's reader reads on)."""
-        self.actor(code).post(intent)
-
     # -- sockets ------------------------------------------------------------------------------
 
     async def attach(self, conn: Connection) -> None:

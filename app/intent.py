@@ -23,9 +23,10 @@ Run = Callable[[Loaded, int], list[Event]]
 class Intent:
     """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events.
 
-    The answer (an ack or an error) goes to ``reply``, the socket the message came in on, as
-    soon as it is known, right behind that socket's patch; without a socket it resolves the
-    future ``done`` for whoever waits on it (a hello, a join over HTTP, a leave)."""
+    The answer (an ack or an error) resolves the future ``done`` for whoever waits on it. With a
+    ``reply`` socket (the one the message came in on) the actor also sends it there as soon as
+    it is known, a changed room's ack in the same write as that socket's patch; the reader that
+    waits on ``done`` then has nothing left to send."""
 
     __slots__ = ("answer_field", "created", "done", "kind", "msg_id", "remote", "reply", "run")
 
@@ -36,19 +37,18 @@ class Intent:
         self.msg_id = msg_id
         self.answer_field = f"{player}:{msg_id}" if msg_id is not None and player is not None else ""
         self.reply = reply
-        self.done: asyncio.Future[dict[str, Any]] | None = (
-            None if reply is not None else asyncio.get_running_loop().create_future())
+        self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.remote: tuple[int, list[Event], dict[str, Any] | None] | None = None
         self.created = time.perf_counter()
 
     def resolve(self, answer: dict[str, Any]) -> None:
         """Give the answer, once (a later one, as after a bug past the answer, is dropped)."""
-        if self.reply is not None:
+        if self.done.done():
+            return
+        if self.reply is not None:  # (None: sent already, behind the patch)
             self.reply.send(dumps(answer))
             self.reply = None
-            self.done = None
-        elif self.done is not None and not self.done.done():
-            self.done.set_result(answer)
+        self.done.set_result(answer)
 
 
 def no_change(loaded: Loaded, now: int) -> list[Event]:

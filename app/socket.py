@@ -19,10 +19,9 @@ from starlette.websockets import WebSocketState
 
 try:  # the server's own protocol, to write several frames at once (see RawSocket.write_frames)
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-    from websockets.exceptions import InvalidState
+    from websockets.protocol import State
 except ImportError:  # pragma: no cover - another server or implementation: one frame per send
     WebSocketsSansIOProtocol = None  # type: ignore[assignment,misc]
-    InvalidState = RuntimeError  # type: ignore[assignment,misc]
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -102,12 +101,16 @@ class RawSocket:
         protocol = self._protocol
         if (protocol is None or not protocol.handshake_complete or protocol.close_sent
                 or protocol.disconnected or protocol.initial_response is not None
-                or not protocol.writable.is_set() or protocol.transport.is_closing()):
+                or protocol.conn.state is not State.OPEN or not protocol.writable.is_set()
+                or protocol.transport.is_closing()):
             return False
         try:
             for text in texts:
                 protocol.conn.send_text(text.encode())
-        except InvalidState:  # closing: the one-by-one sends report it as the server does
+        except Exception:
+            # nothing went out: what was framed is dropped, and the one-by-one sends (which
+            # report a closed socket as the server does) send every frame once
+            protocol.conn.data_to_send()
             return False
         protocol.transport.write(b"".join(protocol.conn.data_to_send()))
         return True

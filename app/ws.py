@@ -181,9 +181,10 @@ async def _read_loop(hub: Hub, conn: Connection) -> None:
             conn.send(dumps(error(bad.msg_id, bad.code, bad.message)))
             continue
         if msg.type != "leave":
-            # the room's actor sends the answer right behind the patch: the reader need not
-            # wake for it, and reads on (the room still takes this socket's messages in order)
-            hub.post(conn.code, _intent_for(hub, conn, msg, reply=conn))
+            # the room's actor sends the answer itself, a move's ack in the same write as the
+            # mover's patch; the reader still waits for it, so one message per socket is in
+            # the room's inbox at a time (and a retried id finds the first one's answer)
+            await hub.submit(conn.code, _intent_for(hub, conn, msg, reply=conn))
             continue
         # out of the fan-out first: a seat that leaves must get its ack, not the removed
         # member's close

@@ -19,8 +19,18 @@ class FakeSocket:
         if writable:
             self.writable.set()
         self.sent: list[str] = []
+        self.batching = True  # False: as a server without RawSocket.write_frames' fast path
+        self.batches: list[list[str]] = []
         self.closed_with: int | None = None
         self.arrived = asyncio.Condition()
+
+    def write_frames(self, texts: list[str]) -> bool:
+        """As RawSocket's: all at once if the socket takes them now (``batches`` notes each)."""
+        if not self.batching or not self.writable.is_set():
+            return False
+        self.batches.append(list(texts))
+        self.sent.extend(texts)
+        return True
 
     async def send_text(self, text: str) -> None:
         await self.writable.wait()
@@ -122,3 +132,47 @@ async def test_a_socket_that_fails_a_write_is_closed_and_the_error_stays_inside(
     assert conn.closed and conn.writer is None
     await asyncio.wait_for(conn.wait_closed(), 5)
     assert ws.closed_with == 1000
+
+
+async def test_several_frames_go_out_in_one_write_when_the_socket_takes_them():
+    ws = FakeSocket(writable=True)
+    conn = _connection(ws, 30)
+    conn.send("frame 0")
+    conn.send_frames(["patch", "ack"])
+    assert ws.sent == ["frame 0", "patch", "ack"] and ws.batches == [["patch", "ack"]]
+    assert conn.writer is None
+
+
+async def test_frames_the_socket_cannot_take_at_once_go_one_by_one_in_order():
+    ws = FakeSocket(writable=True)
+    ws.batching = False
+    conn = _connection(ws, 30)
+    conn.send_frames(["patch", "ack"])
+    assert ws.sent == ["patch", "ack"] and ws.batches == []
+    # behind a write that waits: queued after it, in order, never around it
+    ws.writable.clear()
+    ws.batching = True
+    conn.send("frame 0")
+    conn.send_frames(["patch 1", "ack 1"])
+    assert list(conn.outbox) == ["patch 1", "ack 1"] and ws.batches == []
+    ws.writable.set()
+    await ws.until_sent(5)
+    assert ws.sent == ["patch", "ack", "frame 0", "patch 1", "ack 1"]
+    conn.close()
+    await asyncio.wait_for(conn.wait_closed(), 5)
+
+
+async def test_a_batch_whose_write_fails_closes_the_socket_and_the_error_stays_inside():
+    ws = FakeSocket(writable=True)
+
+    def broken(texts: list[str]) -> bool:
+        raise OSError("transport gone")
+
+    ws.write_frames = broken  # type: ignore[method-assign]
+    conn = _connection(ws, 30)
+    conn.send_frames(["patch", "ack"])
+    assert conn.closed and ws.sent == []
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert ws.closed_with == 1000
+    conn.send_frames(["after the close"])
+    assert ws.sent == []
