@@ -36,7 +36,9 @@ def _serve(host: str, port: int) -> None:
     print(f"Mercyless is starting: open http://{host}:{port}/ in your browser", flush=True)
     config = uvicorn.Config(
         create_app(settings), host=host, port=port, log_level=settings.log_level.lower(),
-        ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
+        # the sans-I/O implementation by name, not "auto" (which picks the legacy one before
+        # uvicorn 0.50): the one the benchmarks measure, and the one RawSocket.write_frames uses
+        ws="websockets-sansio", ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
         ws_ping_interval=settings.ws_ping_interval_s, ws_ping_timeout=settings.ws_ping_timeout_s,
         timeout_graceful_shutdown=5, access_log=False, proxy_headers=True)
     server = QuietServer(config)

@@ -161,7 +161,8 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket():
     # listening before the server starts: the client's connect waits in the backlog
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws_per_message_deflate=False)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio",
+                            ws_per_message_deflate=False)
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve(sockets=[listener]))
     try:
