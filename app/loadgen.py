@@ -362,21 +362,22 @@ async def idle_memory(url: str, pid: int, conns: int) -> float:
     return (after - before) / max(len(sockets), 1)
 
 
-def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None = None
-          ) -> tuple[subprocess.Popen[bytes], str]:
+def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None = None,
+          root: Path = ROOT) -> tuple[subprocess.Popen[bytes], str]:
     """Start a server process on ``redis_url`` with the per-address limits lifted (and
-    ``env``'s settings on top); returns it and its URL once it answers."""
+    ``env``'s settings on top), from the checkout at ``root``; returns it and its URL once it
+    answers."""
     port = _free_port()
     environ = dict(os.environ, REDIS_URL=redis_url, BENCH_ECHO="true", RATE_BURST="1000000",
                SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0", RATE_PER_S="1000000",
                LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}",
                # the caller's path after ours (instrumentation such as a sitecustomize)
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
                # a database file of its own: processes sharing one SQLite file would wait on its lock
                DATABASE_URL=f"sqlite+aiosqlite:///{tempfile.gettempdir()}/mercyless-load-{port}.sqlite3")
     environ.update(env or {})
     proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], env=environ,
-                            stdout=subprocess.DEVNULL, cwd=ROOT)
+                            stdout=subprocess.DEVNULL, cwd=root)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         with contextlib.suppress(httpx.HTTPError):
