@@ -291,15 +291,12 @@ class RoomActor:
         public, views = room_views(loaded, [conn.player for conn in targets], now)
         memo: DiffMemo = {}
         wire: dict[str | None, list[dict[str, Any]]] = {}
-        reply = answering.reply if answering is not None and answer is not None else None
         for conn in targets:
-            if conn is reply:
-                assert answering is not None
-                self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire,
-                                 dumps(answer))
+            answers = answering is not None and answer is not None and conn is answering.reply
+            self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire,
+                             dumps(answer) if answers else None)
+            if answers:
                 answering.reply = None  # answered (if the send raised, the error answer goes out)
-            else:
-                self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire)
 
     def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
                     view: dict[str, Any], public: dict[str, Any] | None, memo: DiffMemo,

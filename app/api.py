@@ -69,7 +69,6 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
             raise ApiError(400, refused.code, refused.message) from None
         room.version = 1
         try:
-
             await hub.store.commit(code, None, 1, room.document())
         except Stale:
             continue  # the code is taken: draw another

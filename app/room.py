@@ -113,9 +113,8 @@ class Room:
         """The room as Redis holds it (JSON). Its rules are written without the deck when it
         is the standard one, which ``from_dict`` puts back: the deck is ~700 of the ~4,200
         bytes every commit writes to Redis and every other process holding the room's
-        sockets parses (writing them cost the server ~2.4 us per KB at saturation). The
-        rules' JSON is made once per rules object (a room's rules are replaced, never changed
-        in place)."""
+        sockets parses. The rules' JSON is made once per rules object (a room's rules are
+        replaced, never changed in place)."""
         rules = self.rules
         # the field holds the rules' ready JSON only for this call (orjson writes a dataclass's
         # fields as they are; nothing else runs in between)

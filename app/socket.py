@@ -94,8 +94,8 @@ class RawSocket:
         """Write ``texts`` as text frames in one write to the socket, if the server is uvicorn's
         sans-I/O WebSocket and the socket takes them now; False (nothing written): send them
         one by one. A move answers its player with a patch and an ack together: one system
-        call instead of two (each write on this machine's loopback costs ~2.5% of the server's
-        CPU per action). This does what uvicorn's ``send`` does for one frame, through its
+        call instead of two (a small loopback send costs 0.5-2.5 us of CPU here, python -m
+        bench.syscalls). This does what uvicorn's ``send`` does for one frame, through its
         protocol's attributes; tests/app/test_socket.py checks it is taken with the installed
         uvicorn, so an upgrade that renames them fails a test, not a game."""
         protocol = self._protocol

@@ -65,7 +65,8 @@ class StubSocket:
         self.frames.append(text)
 
     def send_frames(self, texts: list[str]) -> None:
-        self.frames.extend(texts)
+        for text in texts:
+            self.send(text)
 
     def close(self, code: int = 1000) -> None:
         self.closed = True
