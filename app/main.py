@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await upgrade(settings.database_url)
         except Exception:  # the game goes on without history until the database is back
             log.warning("database not migrated at start; history will wait", exc_info=True)
-        writer = HistoryWriter(hub, app.state.db_sessions)
+        writer = HistoryWriter(hub, app.state.db_sessions, gather_ms=settings.history_gather_ms)
         hub.history = writer
         writer_task = asyncio.create_task(writer.run(), name="history")
         # everything alive now (the libraries' objects, ~125k) is left out of the cyclic

@@ -257,16 +257,16 @@ async def test_two_writers_flushing_one_room_never_drop_a_round_that_ended_meanw
 
     redis = fakeredis.FakeAsyncRedis()
     store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
-    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=lambda: None)))
+    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=lambda n=1: None)))
     gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
 
-    async def write_round(sessions, code, entry):
-        writes.append((sessions, entry["uid"]))
+    async def write_rounds(sessions, entries):
+        writes.extend((sessions, entry["uid"]) for _, entry in entries)
         if sessions == "A":
             a_writing.set()
             await gate.wait()
 
-    monkeypatch.setattr(history, "write_round", write_round)
+    monkeypatch.setattr(history, "write_rounds", write_rounds)
     a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
     b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
     key = store.outbox_key("R")
@@ -307,3 +307,249 @@ async def test_an_outage_is_logged_as_a_retry_without_a_traceback_and_a_bug_with
     records = [r for r in caplog.records if r.name == "mercyless.history"]
     assert [r.exc_info is not None for r in records] == [False, False, False, True]
     assert "ConnectionError: Error 111" in records[0].getMessage()
+
+
+def _entry(code: str, match: int, number: int, *, over: bool = False, winner: str = "p1") -> dict:
+    """A finished round as the commit leaves it in the outbox (app/logic.py), made up."""
+    players = ["p1", "p2", "p3"]
+    return {
+        "uid": f"{code}:{number}:{1000 * number}", "match": match, "round": number,
+        "record": {"rules": {"target_score": 500}, "start_ms": 1000 * number, "seed": f"s{number}",
+                   "players": players, "dealer": number % 3,
+                   "steps": [{"player": "p1", "action": {"type": "draw"}, "now_ms": 5}] * number},
+        "ended_ms": 1000 * number + 700, "match_over": over, "winner": winner, "reason": "emptied",
+        "points": 10 * number,
+        "seats": [{"seat": i, "player_id": p, "name": p.upper(), "bot_level": None if i == 0 else "easy",
+                   "final_cards": i, "eliminated": i == 2, "score_after": 10 * number * (p == winner)}
+                  for i, p in enumerate(players)]}
+
+
+_TABLES_SQL = {
+    "matches": "SELECT room_code, number, rules, started_ms, ended_ms, winner, winner_name FROM matches "
+               "ORDER BY room_code, number",
+    "rounds": "SELECT r.uid, m.room_code, m.number, r.room_code, r.number, r.seed, r.dealer, r.winner, "
+              "r.reason, r.points, r.eliminations, r.started_ms, r.ended_ms, r.duration_ms, "
+              "r.action_count, r.match_over FROM rounds r JOIN matches m ON m.id = r.match_id ORDER BY r.uid",
+    "seats": "SELECT r.uid, s.seat, s.player_id, s.name, s.bot_level, s.final_cards, s.eliminated, "
+             "s.score_after FROM round_seats s JOIN rounds r ON r.id = s.round_id ORDER BY r.uid, s.seat",
+    "records": "SELECT r.uid, rr.record FROM round_records rr JOIN rounds r ON r.id = rr.round_id ORDER BY r.uid",
+}
+
+
+async def _tables(url: str) -> dict[str, list[tuple]]:
+    out = {name: await _rows(url, sql) for name, sql in _TABLES_SQL.items()}
+    out["records"] = [(uid, json.loads(blob)) for uid, blob in out["records"]]
+    out["matches"] = [(*row[:2], json.loads(row[2]) if isinstance(row[2], str) else row[2], *row[3:])
+                      for row in out["matches"]]
+    return out
+
+
+async def _fresh_database(kind: str, tmp_path: Path, name: str) -> str:
+    from app.db import upgrade
+
+    if kind == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / name}.sqlite3"
+    else:
+        db = f"mercyless_{uuid.uuid4().hex[:10]}"
+        _psql(f"CREATE DATABASE {db}")
+        url = f"postgresql+asyncpg://root@{PG}/{db}"
+    await upgrade(url)
+    return url
+
+
+def _drop(url: str) -> None:
+    if url.startswith("postgresql"):
+        _psql(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+async def test_a_batch_writes_the_same_rows_as_one_round_at_a_time(kind, tmp_path):
+    """Two rooms, a match that begins and ends inside the batch, a match begun by an earlier
+    write, a round already stored and a round listed twice: the batch leaves every table as
+    writing the rounds one by one does, each round once."""
+    from app.db import make_engine, sessions
+    from app.history import write_round, write_rounds
+
+    first = [("AAAA", _entry("AAAA", 1, 1))]
+    batch = [("AAAA", _entry("AAAA", 1, 1)), ("AAAA", _entry("AAAA", 1, 2, over=True, winner="p2")),
+             ("AAAA", _entry("AAAA", 2, 3)), ("BBBB", _entry("BBBB", 1, 1)),
+             ("BBBB", _entry("BBBB", 1, 1)), ("AAAA", _entry("AAAA", 2, 4))]
+    one_by_one = await _fresh_database(kind, tmp_path, "one")
+    batched = await _fresh_database(kind, tmp_path, "batch")
+    try:
+        for url, write in ((one_by_one, "single"), (batched, "batch")):
+            engine = make_engine(url)
+            made = sessions(engine)
+            for code, entry in first:
+                await write_round(made, code, entry)
+            if write == "single":
+                for code, entry in batch:
+                    await write_round(made, code, entry)
+            else:
+                await write_rounds(made, batch)
+                await write_rounds(made, batch)  # again: nothing more
+            await engine.dispose()
+        expected, got = await _tables(one_by_one), await _tables(batched)
+        assert len(got["rounds"]) == 5 and len(got["seats"]) == 15 and len(got["matches"]) == 3
+        assert got == expected
+        assert [m[5:] for m in got["matches"]] == [("p2", "P2"), (None, None), (None, None)]
+    finally:
+        _drop(one_by_one)
+        _drop(batched)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+async def test_a_batch_that_meets_another_writers_rows_is_written_round_by_round(kind, tmp_path, monkeypatch):
+    """Another process stores one of the batch's rounds right after the batch looked for
+    stored ones: the transaction fails on the unique uid, is taken back, and the rounds are
+    written one by one, each stored once."""
+    import app.history as history
+    from app.db import make_engine, sessions
+
+    url = await _fresh_database(kind, tmp_path, "race")
+    engine = make_engine(url)
+    made = sessions(engine)
+    entries = [("CCCC", _entry("CCCC", 1, n)) for n in (1, 2, 3)]
+    insert_rounds, write_round = history._insert_rounds, history.write_round
+    singles = []
+
+    class Racing:
+        """The batch's session, with the other process's write after its first query."""
+
+        def __init__(self, session):
+            self.session, self.raced = session, False
+
+        async def scalars(self, statement):
+            result = await self.session.scalars(statement)
+            if not self.raced:
+                self.raced = True
+                await write_round(made, *entries[1])
+            return result
+
+        def __getattr__(self, name):
+            return getattr(self.session, name)
+
+    async def racing(session, batch):
+        await insert_rounds(Racing(session), batch)
+
+    async def counted(sessions_, code, entry):
+        singles.append(entry["uid"])
+        return await write_round(sessions_, code, entry)
+
+    monkeypatch.setattr(history, "_insert_rounds", racing)
+    monkeypatch.setattr(history, "write_round", counted)
+    try:
+        await history.write_rounds(made, entries)
+        await engine.dispose()
+        assert singles == [e["uid"] for _, e in entries]  # the fallback ran
+        rows = await _rows(url, "SELECT uid FROM rounds ORDER BY uid")
+        assert rows == [(e["uid"],) for _, e in entries]
+        assert (await _rows(url, "SELECT count(*) FROM round_seats")) == [(9,)]
+        assert (await _rows(url, "SELECT count(*) FROM matches")) == [(1,)]
+    finally:
+        _drop(url)
+
+
+async def test_a_flush_writes_every_waiting_room_in_one_batch_and_empties_the_index(tmp_path, monkeypatch):
+    """Rounds of three rooms wait; one room is in the index with nothing left (another process
+    took it): one flush writes the rounds in one call, trims the lists and the index."""
+    from types import SimpleNamespace
+
+    import fakeredis
+
+    import app.history as history
+
+    redis = fakeredis.FakeAsyncRedis()
+    store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
+    counted = []
+    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=counted.append)))
+    calls = []
+
+    async def write_rounds(sessions, entries):
+        calls.append([entry["uid"] for _, entry in entries])
+
+    monkeypatch.setattr(history, "write_rounds", write_rounds)
+    writer = HistoryWriter(hub, "S")  # type: ignore[arg-type]
+    for code, rounds in (("R1", 2), ("R2", 1), ("R3", 3)):
+        for n in range(1, rounds + 1):
+            await redis.rpush(store.outbox_key(code), json.dumps(_entry(code, 1, n)))
+        await redis.sadd(writer.outbox_key(), code)
+    await redis.sadd(writer.outbox_key(), "R4")
+    await writer.flush_all()
+    assert len(calls) == 1 and sorted(calls[0]) == sorted(
+        f"{code}:{n}:{1000 * n}" for code, rounds in (("R1", 2), ("R2", 1), ("R3", 3))
+        for n in range(1, rounds + 1))
+    assert counted == [6] and writer.written == 6
+    assert await redis.smembers(writer.outbox_key()) == set()
+    assert [await redis.llen(store.outbox_key(c)) for c in ("R1", "R2", "R3")] == [0, 0, 0]
+    await redis.aclose()
+
+
+async def test_a_failed_batch_leaves_every_round_waiting(monkeypatch):
+    from types import SimpleNamespace
+
+    import fakeredis
+
+    import app.history as history
+
+    redis = fakeredis.FakeAsyncRedis()
+    store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
+    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=lambda n=1: None)))
+
+    async def write_rounds(sessions, entries):
+        raise OperationalError("INSERT", {}, OSError("down"))
+
+    monkeypatch.setattr(history, "write_rounds", write_rounds)
+    writer = HistoryWriter(hub, "S")  # type: ignore[arg-type]
+    for code in ("R1", "R2"):
+        await redis.rpush(store.outbox_key(code), json.dumps(_entry(code, 1, 1)))
+        await redis.sadd(writer.outbox_key(), code)
+    await writer.flush_all()
+    assert await redis.smembers(writer.outbox_key()) == {b"R1", b"R2"}
+    assert [await redis.llen(store.outbox_key(c)) for c in ("R1", "R2")] == [1, 1]
+    await redis.aclose()
+
+
+async def test_rounds_that_end_close_together_are_written_in_one_transaction(monkeypatch):
+    """The writer, woken by a round's end, waits ``gather_ms`` for the rounds ending about then
+    and writes them in one call; stopping cuts the wait short."""
+    from types import SimpleNamespace
+
+    import fakeredis
+
+    import app.history as history
+
+    redis = fakeredis.FakeAsyncRedis()
+    store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
+    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=lambda n=1: None)))
+    calls, wrote, idle = [], asyncio.Event(), asyncio.Event()
+
+    async def write_rounds(sessions, entries):
+        calls.append(sorted(entry["uid"] for _, entry in entries))
+        wrote.set()
+
+    monkeypatch.setattr(history, "write_rounds", write_rounds)
+    writer = HistoryWriter(hub, "S", retry_ms=60_000, gather_ms=300)  # type: ignore[arg-type]
+    flush_all = writer.flush_all
+
+    async def first_flush_then_idle() -> None:
+        await flush_all()
+        idle.set()
+
+    writer.flush_all = first_flush_then_idle  # type: ignore[method-assign]
+    task = asyncio.create_task(writer.run())
+    await asyncio.wait_for(idle.wait(), 5)
+    for code in ("R1", "R2"):
+        await redis.rpush(store.outbox_key(code), json.dumps(_entry(code, 1, 1)))
+        await writer.note(code)
+    await asyncio.wait_for(wrote.wait(), 5)
+    assert calls == [["R1:1:1000", "R2:1:1000"]]
+    # a round ends, and the process stops while the writer gathers: it stops at once
+    wrote.clear()
+    await redis.rpush(store.outbox_key("R3"), json.dumps(_entry("R3", 1, 1)))
+    writer.gather_ms = 60_000
+    await writer.note("R3")
+    await asyncio.wait_for(writer.stop(task, grace_s=30), 5)
+    assert task.done() and not task.cancelled() and not wrote.is_set()
+    assert await redis.llen(store.outbox_key("R3")) == 1  # waits in Redis for the next writer
+    await redis.aclose()
