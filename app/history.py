@@ -5,8 +5,9 @@ commit that ends it, and the room's code is put in the outbox index. The
 :class:`HistoryWriter` (off every room's inbox) waits a moment after a round ends
 (``HISTORY_GATHER_MS``), then writes every waiting round of every indexed room in one
 transaction, each keyed by a unique ``uid``, so a retry after an outage or a crash writes it
-once; only then is it taken off the outbox list. A database outage just leaves rounds waiting in Redis until it
-returns; a sweep of the outbox keys now and then finds any room the index missed.
+once; only then is it taken off the outbox list. A database outage just leaves rounds waiting
+in Redis until it returns; a sweep of the outbox keys now and then finds any room the index
+missed.
 """
 
 from __future__ import annotations

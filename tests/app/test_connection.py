@@ -122,6 +122,7 @@ async def test_a_socket_that_keeps_up_is_never_dropped_however_long_it_idles():
 
 async def test_a_socket_that_fails_a_write_is_closed_and_the_error_stays_inside():
     ws = FakeSocket(writable=True)
+    ws.batching = False  # the server's send, not the direct write
 
     async def broken(text: str) -> None:
         raise RuntimeError('Cannot call "send" once a close message has been sent.')
@@ -134,12 +135,26 @@ async def test_a_socket_that_fails_a_write_is_closed_and_the_error_stays_inside(
     assert ws.closed_with == 1000
 
 
+async def test_a_single_frame_whose_direct_write_fails_closes_the_socket():
+    ws = FakeSocket(writable=True)
+
+    def broken(texts: list[str]) -> bool:
+        raise OSError("transport gone")
+
+    ws.write_frames = broken  # type: ignore[method-assign]
+    conn = _connection(ws, 30)
+    conn.send("a frame")
+    assert conn.closed and conn.writer is None and ws.sent == []
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert ws.closed_with == 1000
+
+
 async def test_several_frames_go_out_in_one_write_when_the_socket_takes_them():
     ws = FakeSocket(writable=True)
     conn = _connection(ws, 30)
     conn.send("frame 0")
     conn.send_frames(["patch", "ack"])
-    assert ws.sent == ["frame 0", "patch", "ack"] and ws.batches == [["patch", "ack"]]
+    assert ws.sent == ["frame 0", "patch", "ack"] and ws.batches == [["frame 0"], ["patch", "ack"]]
     assert conn.writer is None
 
 

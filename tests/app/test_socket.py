@@ -132,11 +132,31 @@ async def test_both_echoes_answer_every_frame_with_itself(servers):
                 assert await asyncio.wait_for(ws.recv(), 10) == text, path
 
 
-async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket():
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_text_frames_are_the_frames_the_websocket_library_makes(size):
+    from websockets.protocol import State
+    from websockets.server import ServerProtocol
+
+    from app.socket import text_frames
+
+    conn = ServerProtocol()
+    conn.state = State.OPEN
+    texts = ["é" * (size // 2) + "x" * (size % 2), "ok"]
+    for text in texts:
+        conn.send_text(text.encode())
+    assert text_frames(texts) == b"".join(conn.data_to_send())
+
+
+TEXTS = ["one", "é" * 100, "x" * 70_000, "three"]
+
+
+@pytest.mark.parametrize("deflate", [False, True], ids=["plain", "deflate"])
+async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate):
     """RawSocket.write_frames reaches into uvicorn's sans-I/O protocol (its attributes are not
-    an API): with the installed uvicorn, configured as ``mercyless serve`` configures it, the
-    frames must go out in one write to the transport, in order, and a socket that is not open
-    (not yet accepted, or closed) must refuse rather than write."""
+    an API): with the installed uvicorn, configured as ``mercyless serve`` configures it (and
+    with permessage-deflate, where the library frames them), the frames must go out in one
+    write to the transport, in order, and a socket that is not open (not yet accepted, or
+    closed) must refuse rather than write."""
     import uvicorn
 
     results: dict[str, object] = {}
@@ -151,7 +171,8 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket():
         await ws.accept()
         transport = ws._protocol.transport
         ws._protocol.transport = _CountingTransport(transport, writes)
-        results["open"] = ws.write_frames(["one", "two", "three"])
+        results["open"] = ws.write_frames(TEXTS)
+        results["extensions"] = len(ws._protocol.conn.extensions)
         await ws.receive()  # the client's "bye"
         await ws.close(1000)
         results["closed"] = ws.write_frames(["too late"])
@@ -162,20 +183,23 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket():
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio",
-                            ws_per_message_deflate=False)
+                            ws_per_message_deflate=deflate)
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve(sockets=[listener]))
     try:
         async with websockets.connect(f"ws://127.0.0.1:{port}/") as ws:
-            got = [await asyncio.wait_for(ws.recv(), 10) for _ in range(3)]
+            got = [await asyncio.wait_for(ws.recv(), 10) for _ in TEXTS]
             await ws.send("bye")
             await asyncio.wait_for(done.wait(), 10)
     finally:
         server.should_exit = True
         await serving
-    assert got == ["one", "two", "three"]
-    assert results == {"before accept": False, "open": True, "closed": False}, results
-    assert len(writes) == 2 and writes[0].endswith(b"three"), writes  # the frames, then the close
+    assert got == TEXTS
+    assert results == {"before accept": False, "open": True, "closed": False,
+                       "extensions": int(deflate)}, results
+    assert len(writes) == 2, writes  # the frames, then the close
+    if not deflate:
+        assert writes[0].endswith(b"three")
 
 
 class _CountingTransport:
