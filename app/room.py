@@ -9,7 +9,7 @@ choke point) shows each player.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import orjson
@@ -24,7 +24,7 @@ STEPS_MARK = "\u0000steps"
 MAX_SEATS = 10
 
 
-@dataclass(slots=True)
+@dataclass
 class Seat:
     id: str
     name: str
@@ -35,7 +35,7 @@ class Seat:
     node: str | None = None  # the server process holding the socket
 
 
-@dataclass(slots=True)
+@dataclass
 class Spectator:
     id: str
     name: str
@@ -45,7 +45,7 @@ class Spectator:
     node: str | None = None  # the server process holding the socket
 
 
-@dataclass(slots=True)
+@dataclass
 class Room:
     code: str
     version: int
@@ -120,7 +120,12 @@ class Room:
         # fields as they are; nothing else runs in between)
         self.rules = _rules_fragment(rules)  # type: ignore[assignment]
         try:
-            return orjson.dumps(self)
+            if _only_fields(self):
+                # these classes have no slots: orjson writes such a dataclass from its
+                # ``__dict__``, ~3x faster than field by field (~10 us a commit), which is
+                # why an attribute that is no field must not reach it
+                return orjson.dumps(self)
+            return orjson.dumps(_fields_of(self))
         finally:
             self.rules = rules
 
@@ -141,6 +146,30 @@ class Room:
         its own)."""
         assert self.record is not None
         return self.record.get("rules", self.rules)
+
+
+_ROOM_FIELDS = tuple(f.name for f in fields(Room))
+_SEAT_FIELDS = tuple(f.name for f in fields(Seat))
+_SPECTATOR_FIELDS = tuple(f.name for f in fields(Spectator))
+_SEAT_COUNT, _SPECTATOR_COUNT = len(_SEAT_FIELDS), len(_SPECTATOR_FIELDS)
+
+
+def _only_fields(room: Room) -> bool:
+    """Nothing but dataclass fields is set on ``room`` and its members (a count suffices:
+    every field is set by ``__init__``)."""
+    if len(room.__dict__) != len(_ROOM_FIELDS):
+        return False
+    for member in room.seats:
+        if len(member.__dict__) != _SEAT_COUNT:
+            return False
+    return all(len(member.__dict__) == _SPECTATOR_COUNT for member in room.spectators)
+
+
+def _fields_of(room: Room) -> dict[str, Any]:
+    out = {name: getattr(room, name) for name in _ROOM_FIELDS}
+    out["seats"] = [{name: getattr(s, name) for name in _SEAT_FIELDS} for s in room.seats]
+    out["spectators"] = [{name: getattr(s, name) for name in _SPECTATOR_FIELDS} for s in room.spectators]
+    return out
 
 
 #: The JSON of rules mappings as documents hold them, by the mapping's id (the entry holds it).

@@ -332,7 +332,8 @@ _TABLES_SQL = {
               "r.action_count, r.match_over FROM rounds r JOIN matches m ON m.id = r.match_id ORDER BY r.uid",
     "seats": "SELECT r.uid, s.seat, s.player_id, s.name, s.bot_level, s.final_cards, s.eliminated, "
              "s.score_after FROM round_seats s JOIN rounds r ON r.id = s.round_id ORDER BY r.uid, s.seat",
-    "records": "SELECT r.uid, rr.record FROM round_records rr JOIN rounds r ON r.id = rr.round_id ORDER BY r.uid",
+    "records": "SELECT r.uid, rr.record FROM round_records rr JOIN rounds r ON r.id = rr.round_id "
+               "ORDER BY r.uid",
 }
 
 

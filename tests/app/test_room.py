@@ -99,3 +99,22 @@ def test_a_document_that_cannot_be_written_leaves_the_room_as_it_was():
     with pytest.raises(TypeError):
         room.document()
     assert room.rules is rules
+
+
+def test_the_document_holds_exactly_the_fields_of_the_room_and_its_members():
+    """orjson writes a dataclass without slots from its ``__dict__`` (~3x faster than through
+    its fields, ~10 us a commit): an attribute set on a room or a seat that is not a field
+    must not reach Redis, and every field must."""
+    from dataclasses import fields
+
+    from app.room import Spectator
+
+    room, _ = _playing()
+    room.spectators.append(Spectator("s1", "Cat", "hash"))
+    room.stray = "not a field"  # type: ignore[attr-defined]
+    room.seats[0].stray = 1  # type: ignore[attr-defined]
+    document = orjson.loads(room.document())
+    assert list(document) == [f.name for f in fields(Room)]
+    assert [list(s) for s in document["seats"]] == [[f.name for f in fields(Seat)]] * 2
+    assert list(document["spectators"][0]) == [f.name for f in fields(Spectator)]
+    assert _reread(room).seats == room.seats
