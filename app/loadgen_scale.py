@@ -11,6 +11,14 @@ n. Two routings (``--routing``, both by default):
   code does (deploy/nginx.conf): a room's commits stay on its process;
 - ``spread``: seat i of every room on process i mod n, as a balancer that ignores the room does:
   every commit crosses processes through Redis (the worst case).
+
+With ``--per-process`` the rooms are ``--rooms`` for each process (n processes drive n times as
+many rooms): each process then carries the same load as the single one, so the ratio shows the
+cost of coordination alone. Without it the same rooms are shared out, and each process of a
+larger count runs at a fraction of the load, where an action costs more whatever the
+coordination (a process that handles 53 actions a second spends ~30% more CPU on each than one
+that handles 160: its caches are cold between actions, and its fixed work is spread thinner;
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ async def _measure(n: int, routing: str, args: argparse.Namespace) -> dict[str, 
     try:
         urls = [url for _, url in servers]
         pids = [proc.pid for proc, _ in servers]
-        return await game_run(urls, pids, args.rooms, args.clients, args.rate, args.duration,
+        rooms = args.rooms * n if args.per_process else args.rooms
+        return await game_run(urls, pids, rooms, args.clients, args.rate, args.duration,
                               spread=routing == "spread")
     finally:
         for proc, _ in servers:
@@ -43,7 +52,8 @@ async def main_async(args: argparse.Namespace) -> None:
         for _ in range(args.repeat):  # interleaved: this machine's speed wanders between runs
             for n in counts:
                 runs[n].append(await _measure(n, routing, args))
-        print(f"routing by {routing}:")
+        print(f"routing by {routing}" + (f" ({args.rooms} rooms per process)" if args.per_process
+                                          else f" ({args.rooms} rooms in all)") + ":")
         base = None
         for n in counts:
             # the run with the median CPU cost per action stands for the process count
@@ -63,6 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--processes", default="1,2,3")
     parser.add_argument("--rooms", type=int, default=40)
+    parser.add_argument("--per-process", action="store_true",
+                        help="--rooms for each process (the load grows with the process count)")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--rate", type=float, default=None,
                         help="actions per client per second (default: as fast as answered)")
