@@ -160,6 +160,12 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
 
 # -- applying actions -------------------------------------------------------------------------
 
+#: Actions after which a round that has not ended ends as a deadlock. Random play over every
+#: preset takes at most ~530 with ten seats (median 305); a custom deck heavy in draw cards,
+#: stacking ``any`` and a mercy limit above the deck's size went on for 10,000+ actions of
+#: players who play to win, without repeating a position (docs/engine.md).
+MAX_ROUND_MOVES = 5000
+
 def apply(state: GameState, player: str | None, action: Action, now_ms: int, *,
           in_place: bool = False) -> Transition:
     """Apply ``action`` by ``player`` (``None`` for the server's own timed steps) at ``now_ms``.
@@ -192,6 +198,10 @@ def apply(state: GameState, player: str | None, action: Action, now_ms: int, *,
     events: list[Event] = []
     handler(s, events, seat, action, now_ms)
     s.moves += 1
+    if s.winner is None and s.moves >= MAX_ROUND_MOVES:
+        # rules.md "A game must never lock": a round still going after this many actions
+        # ends as a deadlock (fewest cards wins, ties from the player to move)
+        end_round(s, events, fewest_cards(s, s.turn), "deadlock")
     if s.winner is not None:
         _settle_end(s, events)
     return _new(Transition, (s, tuple(events)))
