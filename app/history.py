@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from redis.exceptions import RedisError
 from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlalchemy.orm import selectinload
 
@@ -75,8 +75,17 @@ async def write_round(sessions: async_sessionmaker, code: str, entry: dict[str, 
         return row.id
 
 
-#: Rounds written in one transaction: a flush after an outage writes what piled up in chunks.
+#: Rounds written in one transaction.
 BATCH_ROUNDS = 200
+
+#: Rounds read from one room's outbox per flush, and rooms per flush: what a flush holds in
+#: memory stays bounded after an outage left a backlog (the rest waits for the next flush).
+ROUNDS_PER_ROOM = 50
+ROOMS_PER_FLUSH = 20
+
+#: Failures that mean the database cannot be reached now (retried later, all rounds waiting),
+#: unlike a statement that fails on a round's own data.
+UNAVAILABLE = (OperationalError, InterfaceError, OSError, ConnectionError, TimeoutError)
 
 
 async def write_rounds(sessions: async_sessionmaker, entries: list[tuple[str, dict[str, Any]]]) -> None:
@@ -84,16 +93,19 @@ async def write_rounds(sessions: async_sessionmaker, entries: list[tuple[str, di
     ``write_round``, in one transaction of a few statements whatever their number: at full
     load ~17 rounds end a second, and one ORM transaction per round (~6 queries, each a trip
     to the driver's thread with SQLite) cost ~10% of the server's CPU. A batch that meets a
-    round or match another process wrote meanwhile is taken back and written round by round."""
+    round or match another process stored meanwhile fails on a unique key once that process
+    has committed: it is taken back and tried again (its check now finds those rows), and
+    written round by round only if that fails too."""
     if not entries:
         return
-    try:
-        async with sessions() as session:
-            await _insert_rounds(session, entries)
-            await session.commit()
-        return
-    except IntegrityError:
-        pass
+    for _ in range(2):
+        try:
+            async with sessions() as session:
+                await _insert_rounds(session, entries)
+                await session.commit()
+            return
+        except IntegrityError:
+            continue
     for code, entry in entries:
         await write_round(sessions, code, entry)
 
@@ -138,8 +150,9 @@ async def _insert_rounds(session: Any, entries: list[tuple[str, dict[str, Any]]]
             "action_count": len(record["steps"]), "match_over": entry.get("match_over", False)})
     made = await session.execute(insert(Round).returning(Round.id, Round.uid), round_rows)
     ids = {uid: round_id for round_id, uid in made}
-    await session.execute(insert(RoundSeat), [
-        {**seat, "round_id": ids[uid]} for uid, (_, entry) in todo.items() for seat in entry["seats"]])
+    seats = [{**seat, "round_id": ids[uid]} for uid, (_, entry) in todo.items() for seat in entry["seats"]]
+    if seats:  # (an empty list would insert one row of defaults)
+        await session.execute(insert(RoundSeat), seats)
     await session.execute(insert(RoundRecord), [
         {"round_id": ids[uid], "record": orjson.dumps(entry["record"]).decode()}
         for uid, (_, entry) in todo.items()])
@@ -161,7 +174,7 @@ class HistoryWriter:
         self.retry_ms = retry_ms
         self.gather_ms = gather_ms
         self.wake = asyncio.Event()
-        self._stopped = asyncio.Event()
+        self._stopping = asyncio.Event()
         self.written = 0
         self.stopping = False
 
@@ -171,7 +184,7 @@ class HistoryWriter:
         and what it had not written stays in Redis anyway."""
         self.stopping = True
         self.wake.set()
-        self._stopped.set()
+        self._stopping.set()
         done, _ = await asyncio.wait([task], timeout=grace_s)
         if not done:
             task.cancel()
@@ -191,6 +204,8 @@ class HistoryWriter:
     async def run(self) -> None:
         rounds = 0
         while not self.stopping:
+            # cleared before the flush: a round noted while it runs wakes the next one at once
+            self.wake.clear()
             try:
                 if rounds % 60 == 0:
                     await self.sweep()
@@ -206,43 +221,32 @@ class HistoryWriter:
                 log.warning("history not written yet; will retry", exc_info=True)
             if self.stopping:
                 return
-            self.wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.retry_ms / 1000)
             if self.wake.is_set() and self.gather_ms and not self.stopping:
                 # a round ended: let the others ending about now join its transaction
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopped.wait(), self.gather_ms / 1000)
+                    await asyncio.wait_for(self._stopping.wait(), self.gather_ms / 1000)
 
     async def flush_all(self) -> None:
-        codes = [c.decode() for c in await self.hub.store.redis.smembers(self.outbox_key())]
-        if codes:
-            await self.flush(*codes)
+        codes = sorted(c.decode() for c in await self.hub.store.redis.smembers(self.outbox_key()))
+        for start in range(0, len(codes), ROOMS_PER_FLUSH):
+            if self.stopping:
+                return
+            await self.flush(*codes[start:start + ROOMS_PER_FLUSH])
 
     async def flush(self, *codes: str) -> None:
-        """Write the rounds waiting in these rooms' outboxes, up to ``BATCH_ROUNDS`` a
-        transaction, then take each written one off its list and a room whose list is empty
-        off the index."""
+        """Write the first ``ROUNDS_PER_ROOM`` rounds waiting in each of these rooms'
+        outboxes, up to ``BATCH_ROUNDS`` a transaction, then take each written one off its list
+        and a room whose list is then empty off the index (one with more waiting stays)."""
         redis = self.hub.store.redis
-        keys = [self.hub.store.outbox_key(code) for code in codes]
         async with redis.pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.lrange(key, 0, -1)
+            for code in codes:
+                pipe.lrange(self.hub.store.outbox_key(code), 0, ROUNDS_PER_ROOM - 1)
             lists: list[list[bytes]] = await pipe.execute()
         waiting = [(code, raw) for code, raws in zip(codes, lists, strict=True) for raw in raws]
-        written = 0
-        try:
-            for start in range(0, len(waiting), BATCH_ROUNDS):
-                if self.stopping and start:
-                    break
-                batch = waiting[start:start + BATCH_ROUNDS]
-                await write_rounds(self.sessions, [(code, orjson.loads(raw)) for code, raw in batch])
-                written += len(batch)
-                self.written += len(batch)
-                self.hub.metrics.history.inc(len(batch))
-        except (SQLAlchemyError, OSError, ConnectionError):
-            log.warning("database unavailable; rounds stay in Redis", extra={"room": codes[0]})
-        unwritten = {code for code, _ in waiting[written:]}
+        written = await self._write(waiting)
+        unwritten = {code for code, raw in waiting if (code, raw) not in written}
         done = sorted(code for code in set(codes) if code not in unwritten)
         if not written and not done:
             return
@@ -250,18 +254,62 @@ class HistoryWriter:
             # each entry written goes by its value (every entry holds its round's uid), not by
             # position: another process may be flushing the same room and have trimmed the
             # head already, and trimming it again would drop a round that ended meanwhile
-            for code, raw in waiting[:written]:
+            for code, raw in written:
                 pipe.lrem(self.hub.store.outbox_key(code), 1, raw)
             for code in done:
                 pipe.srem(self.outbox_key(), code)
                 pipe.llen(self.hub.store.outbox_key(code))
             results = await pipe.execute()
-        # a round that ended meanwhile: its room goes back in the index (its own commit's
-        # note may have come before this srem)
-        left = results[written + 1::2]
+        # more waiting (a round that ended meanwhile, or past ROUNDS_PER_ROOM): the room goes
+        # back in the index (its own commit's note may have come before this srem)
+        left = results[len(written) + 1::2]
         again = [code for code, count in zip(done, left, strict=True) if count]
         if again:
             await redis.sadd(self.outbox_key(), *again)
+
+    async def _write(self, waiting: list[tuple[str, bytes]]) -> set[tuple[str, bytes]]:
+        """Write ``waiting`` in batches; returns the entries written. A database that cannot
+        be reached leaves the rest waiting; a batch that fails on its data is written room by
+        room, so one bad round holds up its own room only (logged as the bug it is)."""
+        written: set[tuple[str, bytes]] = set()
+        for start in range(0, len(waiting), BATCH_ROUNDS):
+            if self.stopping and start:
+                break
+            batch = waiting[start:start + BATCH_ROUNDS]
+            try:
+                await write_rounds(self.sessions, [(code, orjson.loads(raw)) for code, raw in batch])
+            except UNAVAILABLE:
+                log.warning("database unavailable; %d rounds stay in Redis", len(waiting) - len(written))
+                break
+            except Exception:
+                if not await self._write_room_by_room(batch, written):
+                    break
+                continue
+            written.update(batch)
+            self.written += len(batch)
+            self.hub.metrics.history.inc(len(batch))
+        return written
+
+    async def _write_room_by_room(self, batch: list[tuple[str, bytes]],
+                                  written: set[tuple[str, bytes]]) -> bool:
+        """False: the database went away meanwhile."""
+        rooms: dict[str, list[bytes]] = {}
+        for code, raw in batch:
+            rooms.setdefault(code, []).append(raw)
+        for code, raws in rooms.items():
+            try:
+                for raw in raws:
+                    await write_round(self.sessions, code, orjson.loads(raw))
+                    written.add((code, raw))
+                    self.written += 1
+                    self.hub.metrics.history.inc()
+            except UNAVAILABLE:
+                log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
+                return False
+            except Exception:
+                log.error("a finished round cannot be written; its room's record waits",
+                          exc_info=True, extra={"room": code})
+        return True
 
     async def note(self, code: str) -> None:
         """A round of ``code`` ended: put the room in the outbox and wake the writer."""
