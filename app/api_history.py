@@ -7,6 +7,8 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Request
 
+from engine import IllegalAction
+
 from .api import ApiError
 from .codes import normalize_code
 from .history import load_round, public_replay, room_history, round_summary
@@ -44,4 +46,11 @@ async def round_replay(round_id: int, request: Request) -> dict[str, Any]:
     row = await load_round(_sessions(request), round_id)
     if row is None:
         raise ApiError(404, "round_not_found", "no such round")
-    return {"round": round_summary(row), "steps": public_replay(orjson.loads(row.record.record))}
+    try:
+        steps = public_replay(orjson.loads(row.record.record))
+    except IllegalAction as refused:
+        # a record the engine no longer plays out the same way (a round of an older engine
+        # that went past today's move limit, say): the summary above still stands
+        raise ApiError(409, "replay_unavailable", "this round does not replay with this server's "
+                       f"rules engine ({refused.code.value})") from None
+    return {"round": round_summary(row), "steps": steps}

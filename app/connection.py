@@ -84,7 +84,7 @@ class Connection:
             if self.ws.write_frames((text,)):
                 return
         except Exception as exc:  # the write itself failed: the socket is gone
-            self._failed(type(exc).__name__)
+            self._write_failed(exc)
             return
         sending = self.ws.send_text(text)
         try:
@@ -108,7 +108,7 @@ class Connection:
             if self.writer is None and self.ws.write_frames(texts):
                 return
         except Exception as exc:  # the write itself failed: as Connection.send treats it
-            self._failed(type(exc).__name__)
+            self._write_failed(exc)
             return
         for text in texts:
             self.send(text)
@@ -131,6 +131,13 @@ class Connection:
         """Until the last frames and the close frame have gone out (or could not)."""
         while pending := [t for t in (self.writer, self._closer) if t is not None and not t.done()]:
             await asyncio.wait(pending)
+
+    def _write_failed(self, exc: Exception) -> None:
+        """A direct write raised: a closed transport's errors are routine, anything else (the
+        server's protocol changed under ``RawSocket.write_frames``, say) is logged in full."""
+        if not isinstance(exc, OSError | RuntimeError):
+            log.warning("direct write failed", exc_info=exc, extra={"room": self.code})
+        self._failed(type(exc).__name__)
 
     def _failed(self, why: str) -> None:
         log.info("send failed: %s", why, extra={"room": self.code})

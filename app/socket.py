@@ -5,7 +5,8 @@ the router, the route's wrappers, Starlette's ``WebSocket``) for as long as it i
 every frame in or out passes through two of them. Over 1,000 players those frames are ~100k
 objects that every full garbage collection walks (a 70-110 ms pause of the whole process every
 few seconds, measured with ``gc.callbacks``; the paced benchmark's p99). Served here, a socket
-holds four, and a frame goes straight to uvicorn's ``send``.
+holds four, and a frame goes straight to uvicorn's transport (``RawSocket.write_frames``), or
+to its ``send`` when the socket cannot take it at once.
 """
 
 from __future__ import annotations

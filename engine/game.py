@@ -166,6 +166,7 @@ def _flip_first_card(s: GameState, events: list[Event], rng: Rng, now_ms: int) -
 #: players who play to win, without repeating a position (docs/engine.md).
 MAX_ROUND_MOVES = 5000
 
+
 def apply(state: GameState, player: str | None, action: Action, now_ms: int, *,
           in_place: bool = False) -> Transition:
     """Apply ``action`` by ``player`` (``None`` for the server's own timed steps) at ``now_ms``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from starlette.websockets import WebSocketState
 
 from app.connection import Connection
@@ -135,18 +136,25 @@ async def test_a_socket_that_fails_a_write_is_closed_and_the_error_stays_inside(
     assert ws.closed_with == 1000
 
 
-async def test_a_single_frame_whose_direct_write_fails_closes_the_socket():
+@pytest.mark.parametrize("error", [OSError("transport gone"), AttributeError("no 'conn'")],
+                         ids=["closed transport", "changed server"])
+async def test_a_single_frame_whose_direct_write_fails_closes_the_socket(error, caplog):
+    """A closed transport's error is routine (an info line); anything else means the server's
+    protocol is not what RawSocket.write_frames expects, and is logged with its traceback."""
     ws = FakeSocket(writable=True)
 
     def broken(texts: list[str]) -> bool:
-        raise OSError("transport gone")
+        raise error
 
     ws.write_frames = broken  # type: ignore[method-assign]
     conn = _connection(ws, 30)
-    conn.send("a frame")
+    with caplog.at_level("INFO", logger="mercyless.ws"):
+        conn.send("a frame")
     assert conn.closed and conn.writer is None and ws.sent == []
     await asyncio.wait_for(conn.wait_closed(), 5)
     assert ws.closed_with == 1000
+    warned = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert [r.exc_info is not None for r in warned] == ([] if isinstance(error, OSError) else [True])
 
 
 async def test_several_frames_go_out_in_one_write_when_the_socket_takes_them():

@@ -642,3 +642,34 @@ async def test_a_flush_reads_a_bounded_share_of_a_backlog(monkeypatch):
     assert await redis.smembers(writer.outbox_key()) == set()
     assert writer.written == 8
     await redis.aclose()
+
+
+async def test_a_record_that_no_longer_replays_gets_a_clear_refusal(tmp_path):
+    """A stored round with a step the engine refuses (here by a player it does not seat; a
+    round of an older engine that went past today's move limit is refused the same way): its
+    summary is served, its replay is a 409 with a stable code, not a server error."""
+    from types import SimpleNamespace
+
+    from app.api import ApiError
+    from app.api_history import round_detail, round_replay
+    from app.db import make_engine, sessions
+    from app.history import write_round
+    from engine import Action, ActionKind, Record, make_rules, new_game
+
+    rules = make_rules({"turn_timer_s": 0})
+    players = ("p1", "p2")
+    s = new_game(players, rules, "old", now_ms=0).state
+    wire = Record(players, rules.to_dict(), "old", s.dealer, (0, 0), 0).to_dict()
+    wire["steps"] = [["p9", Action(ActionKind.DRAW).to_wire(), 5]]  # nobody this engine seats
+    entry = _entry("DDDD", 1, 1)
+    entry["record"] = wire
+    url = await _fresh_database("sqlite", tmp_path, "replay")
+    engine = make_engine(url)
+    made = sessions(engine)
+    round_id = await write_round(made, "DDDD", entry)
+    request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(db_sessions=made)))
+    assert (await round_detail(round_id, request))["id"] == round_id
+    with pytest.raises(ApiError) as refused:
+        await round_replay(round_id, request)
+    await engine.dispose()
+    assert refused.value.status == 409 and refused.value.code == "replay_unavailable"

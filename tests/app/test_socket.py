@@ -151,7 +151,7 @@ TEXTS = ["one", "é" * 100, "x" * 70_000, "three"]
 
 
 @pytest.mark.parametrize("deflate", [False, True], ids=["plain", "deflate"])
-async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate):
+async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate, monkeypatch):
     """RawSocket.write_frames reaches into uvicorn's sans-I/O protocol (its attributes are not
     an API): with the installed uvicorn, configured as ``mercyless serve`` configures it (and
     with permessage-deflate, where the library frames them), the frames must go out in one
@@ -159,9 +159,19 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate)
     closed) must refuse rather than write."""
     import uvicorn
 
+    import app.socket as app_socket
+
     results: dict[str, object] = {}
     writes: list[bytes] = []
     done = asyncio.Event()
+    made: list[int] = []  # frames made here rather than by the library
+    text_frames = app_socket.text_frames
+
+    def counted(texts):
+        made.append(len(texts))
+        return text_frames(texts)
+
+    monkeypatch.setattr(app_socket, "text_frames", counted)
 
     async def app(scope, receive, send):
         if scope["type"] != "websocket":
@@ -200,6 +210,7 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate)
     assert len(writes) == 2, writes  # the frames, then the close
     if not deflate:
         assert writes[0].endswith(b"three")
+    assert made == ([] if deflate else [len(TEXTS)])  # compressed frames are the library's
 
 
 class _CountingTransport:
