@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -82,6 +83,12 @@ BATCH_ROUNDS = 200
 #: memory stays bounded after an outage left a backlog (the rest waits for the next flush).
 ROUNDS_PER_ROOM = 50
 ROOMS_PER_FLUSH = 20
+
+#: How long one writer may hold the flush lease (a flush takes well under a second; one that
+#: outlives this lets another writer in, which only repeats idempotent writes).
+LEASE_MS = 10_000
+_RELEASE = """if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0"""
 
 #: Failures that mean the database cannot be reached now (retried later, all rounds waiting),
 #: unlike a statement that fails on a round's own data.
@@ -177,6 +184,7 @@ class HistoryWriter:
         self._stopping = asyncio.Event()
         self.written = 0
         self.stopping = False
+        self._token = secrets.token_hex(8)  # this writer's mark on the lease
 
     async def stop(self, task: asyncio.Task[None], grace_s: float = 5.0) -> None:
         """Let a write under way finish, then end ``task`` (this writer's ``run``): a write
@@ -193,6 +201,9 @@ class HistoryWriter:
 
     def outbox_key(self) -> str:
         return f"{self.hub.store.prefix}:history"
+
+    def lease_key(self) -> str:
+        return f"{self.hub.store.prefix}:history:lease"
 
     async def sweep(self) -> None:
         """Index every room that has rounds waiting (after a crash between commit and index)."""
@@ -229,11 +240,23 @@ class HistoryWriter:
                     await asyncio.wait_for(self._stopping.wait(), self.gather_ms / 1000)
 
     async def flush_all(self) -> None:
-        codes = sorted(c.decode() for c in await self.hub.store.redis.smembers(self.outbox_key()))
-        for start in range(0, len(codes), ROOMS_PER_FLUSH):
-            if self.stopping:
-                return
-            await self.flush(*codes[start:start + ROOMS_PER_FLUSH])
+        """Flush every indexed room, if no other process's writer is flushing: every writer
+        reads the same index, and with n processes each round was read, parsed and looked up
+        n times (and their inserts raced). A writer that finds the lease taken leaves the
+        rounds to its holder, or to its own next turn; a lease whose holder died expires."""
+        redis = self.hub.store.redis
+        codes = sorted(c.decode() for c in await redis.smembers(self.outbox_key()))
+        # (taken only when rounds wait: an idle writer's look, once a second, leaves no key)
+        if not codes or not await redis.set(self.lease_key(), self._token, nx=True, px=LEASE_MS):
+            return
+        try:
+            for start in range(0, len(codes), ROOMS_PER_FLUSH):
+                if self.stopping:
+                    return
+                await self.flush(*codes[start:start + ROOMS_PER_FLUSH])
+        finally:
+            with contextlib.suppress(RedisError):
+                await redis.eval(_RELEASE, 1, self.lease_key(), self._token)
 
     async def flush(self, *codes: str) -> None:
         """Write the first ``ROUNDS_PER_ROOM`` rounds waiting in each of these rooms'

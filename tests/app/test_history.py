@@ -673,3 +673,38 @@ async def test_a_record_that_no_longer_replays_gets_a_clear_refusal(tmp_path):
         await round_replay(round_id, request)
     await engine.dispose()
     assert refused.value.status == 409 and refused.value.code == "replay_unavailable"
+
+
+async def test_one_writer_flushes_at_a_time_and_the_others_leave_it_the_rounds(monkeypatch):
+    """Writer A holds the flush lease while it writes; writer B (another process) finds it
+    taken, reads nothing and leaves A's lease alone; once A is done the lease is free and B's
+    next turn writes what ended meanwhile."""
+    import app.history as history
+
+    hub, redis, store = _fake_hub()
+    gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
+
+    async def write_rounds(sessions, entries):
+        writes.extend((sessions, entry["uid"]) for _, entry in entries)
+        if sessions == "A":
+            a_writing.set()
+            await gate.wait()
+
+    monkeypatch.setattr(history, "write_rounds", write_rounds)
+    a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
+    b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
+    await redis.rpush(store.outbox_key("R"), json.dumps({"uid": "r1"}))
+    await redis.sadd(a.outbox_key(), "R")
+    slow = asyncio.create_task(a.flush_all())
+    await asyncio.wait_for(a_writing.wait(), 5)
+    await b.flush_all()
+    assert writes == [("A", "r1")] and await redis.get(a.lease_key()) == a._token.encode()
+    await redis.rpush(store.outbox_key("S"), json.dumps({"uid": "s1"}))
+    await redis.sadd(a.outbox_key(), "S")
+    gate.set()
+    await slow
+    assert not await redis.exists(a.lease_key())
+    await b.flush_all()
+    assert writes == [("A", "r1"), ("B", "s1")]
+    assert await redis.smembers(a.outbox_key()) == set()
+    await redis.aclose()

@@ -43,6 +43,7 @@ async def test_every_key_of_a_room_shares_its_cluster_hash_tag():
         assert len(node_rooms) == 1 and r.smembers(next(iter(node_rooms))) == {code.encode()}
         assert r.pttl(next(iter(node_rooms))) > 0
         assert others - node_rooms <= {f"{server.prefix}:deadlines", f"{server.prefix}:history",
+                                       f"{server.prefix}:history:lease",
                                        f"{server.prefix}:nodes"}
         # every room key expires
         assert all(r.pttl(k) > 0 for k in room_keys)
