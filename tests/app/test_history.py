@@ -249,26 +249,7 @@ async def test_two_writers_flushing_one_room_never_drop_a_round_that_ended_meanw
     """Writer A reads the room's waiting round r1 and is slow to write it; writer B (another
     process) writes r1 and takes it off; round r2 ends. When A finishes it takes r1 off by its
     value: r2 waits for the next flush instead of being trimmed away as 'the head'."""
-    from types import SimpleNamespace
-
-    import fakeredis
-
-    import app.history as history
-
-    redis = fakeredis.FakeAsyncRedis()
-    store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
-    hub = SimpleNamespace(store=store, metrics=SimpleNamespace(history=SimpleNamespace(inc=lambda n=1: None)))
-    gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
-
-    async def write_rounds(sessions, entries):
-        writes.extend((sessions, entry["uid"]) for _, entry in entries)
-        if sessions == "A":
-            a_writing.set()
-            await gate.wait()
-
-    monkeypatch.setattr(history, "write_rounds", write_rounds)
-    a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
-    b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
+    redis, store, a, b, gate, a_writing, writes = _two_writers(monkeypatch)
     key = store.outbox_key("R")
     await redis.rpush(key, json.dumps({"uid": "r1"}))
     slow = asyncio.create_task(a.flush("R"))
@@ -564,6 +545,26 @@ async def test_rounds_that_end_close_together_are_written_in_one_transaction(mon
     await redis.aclose()
 
 
+def _two_writers(monkeypatch):
+    """Writers A and B (two processes) on one Redis; A's writes wait for ``gate`` (set
+    ``a_writing`` first); ``writes`` lists (writer, uid) as each writes."""
+    import app.history as history
+
+    hub, redis, store = _fake_hub()
+    gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
+
+    async def write_rounds(sessions, entries):
+        writes.extend((sessions, entry["uid"]) for _, entry in entries)
+        if sessions == "A":
+            a_writing.set()
+            await gate.wait()
+
+    monkeypatch.setattr(history, "write_rounds", write_rounds)
+    a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
+    b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
+    return redis, store, a, b, gate, a_writing, writes
+
+
 def _fake_hub():
     from types import SimpleNamespace
 
@@ -679,20 +680,7 @@ async def test_one_writer_flushes_at_a_time_and_the_others_leave_it_the_rounds(m
     """Writer A holds the flush lease while it writes; writer B (another process) finds it
     taken, reads nothing and leaves A's lease alone; once A is done the lease is free and B's
     next turn writes what ended meanwhile."""
-    import app.history as history
-
-    hub, redis, store = _fake_hub()
-    gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
-
-    async def write_rounds(sessions, entries):
-        writes.extend((sessions, entry["uid"]) for _, entry in entries)
-        if sessions == "A":
-            a_writing.set()
-            await gate.wait()
-
-    monkeypatch.setattr(history, "write_rounds", write_rounds)
-    a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
-    b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
+    redis, store, a, b, gate, a_writing, writes = _two_writers(monkeypatch)
     await redis.rpush(store.outbox_key("R"), json.dumps({"uid": "r1"}))
     await redis.sadd(a.outbox_key(), "R")
     slow = asyncio.create_task(a.flush_all())
