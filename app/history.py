@@ -36,35 +36,51 @@ if TYPE_CHECKING:
 log = logging.getLogger("mercyless.history")
 
 
+def _match_row(code: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The columns of the match a finished round ``entry`` of room ``code`` begins."""
+    record = entry["record"]
+    return {"room_code": code, "number": entry["match"], "rules": record["rules"],
+            "started_ms": record["start_ms"]}
+
+
+def _round_row(code: str, entry: dict[str, Any], match_id: int) -> dict[str, Any]:
+    """The columns of a finished round's row."""
+    record = entry["record"]
+    return {"uid": entry["uid"], "match_id": match_id, "room_code": code, "number": entry["round"],
+            "seed": record["seed"], "dealer": record["players"][record["dealer"]],
+            "winner": entry["winner"], "reason": entry.get("reason"), "points": entry.get("points", 0),
+            "eliminations": sum(1 for seat in entry["seats"] if seat["eliminated"]),
+            "started_ms": record["start_ms"], "ended_ms": entry["ended_ms"],
+            "duration_ms": entry["ended_ms"] - record["start_ms"],
+            "action_count": len(record["steps"]), "match_over": entry.get("match_over", False)}
+
+
+def _match_result(entry: dict[str, Any]) -> dict[str, Any]:
+    """What a round that ends its match writes on the match."""
+    winner = entry["winner"]
+    return {"ended_ms": entry["ended_ms"], "winner": winner,
+            "winner_name": next((s["name"] for s in entry["seats"] if s["player_id"] == winner), None)}
+
+
 async def write_round(sessions: async_sessionmaker, code: str, entry: dict[str, Any]) -> int:
     """Store one finished round (idempotent on ``entry["uid"]``); returns its id."""
     async with sessions() as session:
         existing = await session.scalar(select(Round.id).where(Round.uid == entry["uid"]))
         if existing is not None:
             return existing
-        record = entry["record"]
         match = await session.scalar(
             select(Match).where(Match.room_code == code, Match.number == entry["match"]))
         if match is None:
-            match = Match(room_code=code, number=entry["match"], rules=record["rules"],
-                          started_ms=record["start_ms"])
+            match = Match(**_match_row(code, entry))
             session.add(match)
             await session.flush()
-        row = Round(uid=entry["uid"], match_id=match.id, room_code=code, number=entry["round"],
-                    seed=record["seed"], dealer=record["players"][record["dealer"]],
-                    winner=entry["winner"], reason=entry.get("reason"), points=entry.get("points", 0),
-                    eliminations=sum(1 for s in entry["seats"] if s["eliminated"]),
-                    started_ms=record["start_ms"], ended_ms=entry["ended_ms"],
-                    duration_ms=entry["ended_ms"] - record["start_ms"],
-                    action_count=len(record["steps"]), match_over=entry.get("match_over", False))
+        row = Round(**_round_row(code, entry, match.id))
         row.seats = [RoundSeat(**seat) for seat in entry["seats"]]
-        row.record = RoundRecord(record=orjson.dumps(record).decode())
+        row.record = RoundRecord(record=orjson.dumps(entry["record"]).decode())
         session.add(row)
         if entry.get("match_over"):
-            match.ended_ms = entry["ended_ms"]
-            match.winner = entry["winner"]
-            match.winner_name = next((s["name"] for s in entry["seats"]
-                                      if s["player_id"] == entry["winner"]), None)
+            for name, value in _match_result(entry).items():
+                setattr(match, name, value)
         try:
             await session.commit()
         except IntegrityError:  # another process wrote it first
@@ -136,25 +152,12 @@ async def _insert_rounds(session: Any, entries: list[tuple[str, dict[str, Any]]]
     for code, entry in todo.values():
         key = (code, entry["match"])
         if key not in matches and key not in new_matches:
-            record = entry["record"]
-            new_matches[key] = {"room_code": code, "number": entry["match"], "rules": record["rules"],
-                                "started_ms": record["start_ms"]}
+            new_matches[key] = _match_row(code, entry)
     if new_matches:
         made = await session.execute(insert(Match).returning(Match.id, Match.room_code, Match.number),
                                      list(new_matches.values()))
         matches.update({(code, number): match_id for match_id, code, number in made})
-    round_rows = []
-    for code, entry in todo.values():
-        record = entry["record"]
-        round_rows.append({
-            "uid": entry["uid"], "match_id": matches[(code, entry["match"])], "room_code": code,
-            "number": entry["round"], "seed": record["seed"],
-            "dealer": record["players"][record["dealer"]], "winner": entry["winner"],
-            "reason": entry.get("reason"), "points": entry.get("points", 0),
-            "eliminations": sum(1 for seat in entry["seats"] if seat["eliminated"]),
-            "started_ms": record["start_ms"], "ended_ms": entry["ended_ms"],
-            "duration_ms": entry["ended_ms"] - record["start_ms"],
-            "action_count": len(record["steps"]), "match_over": entry.get("match_over", False)})
+    round_rows = [_round_row(code, entry, matches[(code, entry["match"])]) for code, entry in todo.values()]
     made = await session.execute(insert(Round).returning(Round.id, Round.uid), round_rows)
     ids = {uid: round_id for round_id, uid in made}
     seats = [{**seat, "round_id": ids[uid]} for uid, (_, entry) in todo.items() for seat in entry["seats"]]
@@ -165,10 +168,8 @@ async def _insert_rounds(session: Any, entries: list[tuple[str, dict[str, Any]]]
         for uid, (_, entry) in todo.items()])
     for code, entry in todo.values():
         if entry.get("match_over"):
-            winner = entry["winner"]
-            name = next((s["name"] for s in entry["seats"] if s["player_id"] == winner), None)
             await session.execute(update(Match).where(Match.id == matches[(code, entry["match"])])
-                                  .values(ended_ms=entry["ended_ms"], winner=winner, winner_name=name))
+                                  .values(**_match_result(entry)))
 
 
 class HistoryWriter:
@@ -183,8 +184,18 @@ class HistoryWriter:
         self.wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self.written = 0
-        self.stopping = False
         self._token = secrets.token_hex(8)  # this writer's mark on the lease
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    @stopping.setter
+    def stopping(self, value: bool) -> None:
+        if value:
+            self._stopping.set()
+        else:
+            self._stopping.clear()
 
     async def stop(self, task: asyncio.Task[None], grace_s: float = 5.0) -> None:
         """Let a write under way finish, then end ``task`` (this writer's ``run``): a write
@@ -192,7 +203,6 @@ class HistoryWriter:
         and what it had not written stays in Redis anyway."""
         self.stopping = True
         self.wake.set()
-        self._stopping.set()
         done, _ = await asyncio.wait([task], timeout=grace_s)
         if not done:
             task.cancel()
