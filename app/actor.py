@@ -264,21 +264,23 @@ class RoomActor:
 
     def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False,
                answering: Intent | None = None, answer: dict[str, Any] | None = None) -> None:
-        """Send each local socket its update (``behind_only``: those that have not seen
-        ``loaded``'s version yet); ``answering``'s socket gets ``answer`` behind its patch, in
-        the same write."""
+        """Send each local socket its update, a patch from the view it has or else the whole
+        view (``behind_only``: only those that have not seen ``loaded``'s version yet);
+        ``answering``'s socket gets ``answer`` behind its patch, in the same write. The frames
+        are made as bytes: orjson's own output, the patch's fixed head and its events (the
+        same for every viewer who owns no secret in them) made once per fan-out."""
         conns = self.hub.connections.get(self.code)
         if not conns:
             return
         room = loaded.room
-        members = {s.id for s in room.seats} | {s.id for s in room.spectators}
-        elsewhere = room.held_elsewhere(self.hub.origin)
+        members, elsewhere = room.members_and_elsewhere(self.hub.origin)
         targets: list[Connection] = []
         for conn in list(conns.values()):
-            if conn.player not in members:  # removed by the host, or left
+            player = conn.player
+            if player not in members:  # removed by the host, or left
                 conn.close(4401)
                 continue
-            if conn.player in elsewhere:  # the player said hello on another process
+            if player in elsewhere:  # the player said hello on another process
                 conn.close(4409)
                 continue
             if behind_only and conn.view is not None and conn.version >= room.version:
@@ -290,40 +292,32 @@ class RoomActor:
         # shared pair of old and new parts: the public part is diffed once per fan-out
         public, views = room_views(loaded, [conn.player for conn in targets], now)
         memo: DiffMemo = {}
-        wire: dict[str | None, list[dict[str, Any]]] = {}
+        # the events as each viewer may see them: one list for every viewer who owns no
+        # secret in them, serialised once
+        owners = {e.owner for e in events if e.owner is not None}
+        wire: dict[str | None, bytes] = {}
+        version = room.version
+        head = b'{"type":"patch","version":%d,"now":%d,"ops":' % (version, now)
+        reply = answering.reply if answering is not None and answer is not None else None
         for conn in targets:
-            answers = answering is not None and answer is not None and conn is answering.reply
-            self.send_update(conn, loaded, events, now, views[conn.player], public, memo, wire,
-                             dumps(answer) if answers else None)
-            if answers:
+            view = views[conn.player]
+            if conn.view is None or conn.version != version - 1:
+                frame = orjson.dumps({"type": "welcome", "you": conn.player, "version": version,
+                                      "now": now, "state": view})
+            else:
+                key = conn.player if conn.player in owners else None
+                seen = wire.get(key)
+                if seen is None:
+                    seen = wire[key] = b',"events":%b}' % orjson.dumps([e.to_wire(key) for e in events])
+                frame = head + orjson.dumps(diff_view(conn.view, view, memo, conn.public, public)) + seen
+            if conn is reply:
+                conn.send_frames([frame, orjson.dumps(answer)])
                 answering.reply = None  # answered (if the send raised, the error answer goes out)
-
-    def send_update(self, conn: Connection, loaded: Loaded, events: list[Event], now: int,
-                    view: dict[str, Any], public: dict[str, Any] | None, memo: DiffMemo,
-                    wire: dict[str | None, list[dict[str, Any]]], answer: str | None = None) -> None:
-        """``view`` is one of the fan-out's views, built from the public game ``public``;
-        ``memo`` and ``wire`` are shared by all its viewers (the differ's findings, the events
-        as each kind of viewer sees them); ``answer``: a frame to send right behind."""
-        room = loaded.room
-        if conn.view is None or conn.version != room.version - 1:
-            frame = dumps({"type": "welcome", "you": conn.player, "version": room.version,
-                           "now": now, "state": view})
-        else:
-            # the events as this viewer may see them: the same list for every viewer who owns
-            # no secret in them
-            key = conn.player if any(e.owner == conn.player for e in events) else None
-            seen = wire.get(key)
-            if seen is None:
-                seen = wire[key] = [e.to_wire(key) for e in events]
-            frame = dumps({"type": "patch", "version": room.version, "now": now,
-                           "ops": diff_view(conn.view, view, memo, conn.public, public), "events": seen})
-        if answer is None:
-            conn.send(frame)
-        else:
-            conn.send_frames([frame, answer])
-        conn.view = view
-        conn.public = public
-        conn.version = room.version
+            else:
+                conn.send(frame)
+            conn.view = view
+            conn.public = public
+            conn.version = version
 
     def welcome(self, conn: Connection) -> None:
         """Send ``conn`` the whole view at the current version (hello, sync)."""

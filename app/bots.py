@@ -148,7 +148,7 @@ def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any]
     if seat is not None and actor is not None and room.bot_due is not None and now_ms >= room.bot_due:
         view = view_for(game, actor, None, now_ms)
         # bots catch through _catch_due, after the human-like delay, never as a turn's move
-        view["game"]["legal"]["catch"] = []
+        view["game"]["legal"] = {**view["game"]["legal"], "catch": []}  # views are read-only
         action = bot_for(loaded, actor, seat.bot or "easy", settings).decide(view, _rng)
         if action is not None:
             return "bot", (actor, action)

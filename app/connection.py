@@ -52,7 +52,7 @@ class Connection:
         self.version = 0
         self.bucket = TokenBucket(burst, per_s)
         # frames waiting behind a write the socket could not take at once (None: close after)
-        self.outbox: deque[str | None] = deque()
+        self.outbox: deque[str | bytes | None] = deque()
         self.outbox_limit = outbox_limit
         self.send_timeout_s = send_timeout_s
         self.closed = False
@@ -63,8 +63,8 @@ class Connection:
         self._stalled = False
         self._closer: asyncio.Task[None] | None = None
 
-    def send(self, text: str) -> None:
-        """Write a frame now if the socket takes it, else queue it behind the ones waiting; a
+    def send(self, text: str | bytes) -> None:
+        """Write a frame (a str, or UTF-8 bytes) now if the socket takes it, else queue it behind the ones waiting; a
         reader too slow to keep up is dropped with 1013.
 
         Most writes go straight into the transport's buffer (``RawSocket.write_frames``, else
@@ -100,7 +100,7 @@ class Connection:
         writer = self.writer = asyncio.create_task(self._drain(sending, waiting))
         writer.add_done_callback(functools.partial(self._writer_done, sending))
 
-    def send_frames(self, texts: list[str]) -> None:
+    def send_frames(self, texts: list[str | bytes]) -> None:
         """Send ``texts`` in order, in one write to the socket when it takes them at once."""
         if self.closed:
             return

@@ -44,35 +44,38 @@ def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> li
 def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
               old_public: dict[str, Any] | None, new_public: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The ops that turn ``old`` into ``new``, two whole views of one viewer whose ``game`` parts
-    were built from the public games ``old_public`` and ``new_public`` (``engine.table_views``;
+    were built from the public games ``old_public`` and ``new_public`` (``app.room.room_views``;
     None when not known: then as ``diff(old, new, memo=memo)``). Every key of such a ``game``
     but the viewer's own (``OWN_GAME_KEYS``) holds the public game's object, and ``room`` and
-    ``players`` are shared by every view of a fan-out too: the ops for those three parts are
-    found once per fan-out for each old triple (one look-up per viewer, usually the same
-    triple for all), and only the hand and the own keys are diffed per viewer (the
-    per-viewer walk of ``game`` was the fan-out's largest cost)."""
-    old_game, new_game = old["game"], new["game"]
-    if (old_public is None or new_public is None or type(old_game) is not dict
-            or type(new_game) is not dict or old.keys() != _VIEW_KEYS or new.keys() != _VIEW_KEYS):
+    ``players`` are built with it and shared by every view of that call: the ops for those
+    three parts are found once per fan-out for each old public game (one look-up per viewer,
+    usually the same one for all), and only the hand and the own keys are diffed per viewer
+    (the per-viewer walk of ``game`` was the fan-out's largest cost)."""
+    if old_public is None or new_public is None:
         ops: list[dict[str, Any]] = []
         _diff_memo(old, new, "", ops, memo)
         return ops
     old_room, old_players, new_room, new_players = old["room"], old["players"], new["room"], new["players"]
-    mkey = (id(old_room), id(old_players), id(old_public), id(new_room), id(new_players), id(new_public))
+    mkey = (id(old_public), id(new_public))
     hit = memo.get(mkey)
-    if hit is None:
+    # the key's two objects are kept alive by the entry, so their ids cannot be reused while
+    # the memo lives; the parts built with them are checked, not assumed
+    if hit is None or hit[0] is not old_room or hit[1] is not old_players or hit[3] is not new_room \
+            or hit[4] is not new_players:
         found: list[dict[str, Any]] = []
         if old_room is not new_room:
             _diff(old_room, new_room, "/room", found)
         if old_players is not new_players:
             _diff(old_players, new_players, "/players", found)
         _diff_public_game(old_public, new_public, found)
-        # the entry keeps the parts alive: their ids cannot be reused while the memo lives
-        memo[mkey] = hit = ((old_room, old_players, old_public), (new_room, new_players, new_public), found)
-    ops = hit[2].copy()
+        hit = (old_room, old_players, old_public, new_room, new_players, new_public, found)
+        if mkey not in memo:
+            memo[mkey] = hit
+    ops = hit[6].copy()
     old_hand, new_hand = old["hand"], new["hand"]
-    if old_hand is not new_hand:
-        _diff(old_hand, new_hand, "/hand", ops)
+    if old_hand is not new_hand and old_hand != new_hand:  # a hand is a list of card strings
+        _diff_list(old_hand, new_hand, "/hand", ops)
+    old_game, new_game = old["game"], new["game"]
     # the own keys are small (a choice, a card, the legal hints): one that changed is sent
     # whole, which costs one op instead of a walk, and is often shorter than the ops (a turn
     # that passes empties one seat's playable cards and fills another's)
@@ -82,12 +85,15 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
         if value is other:
             continue
         if other is _MISSING:
-            ops.append({"op": "remove", "path": f"/game/{key}"})
+            ops.append({"op": "remove", "path": _OWN_PATH[key]})
         elif value is _MISSING:
-            ops.append({"op": "add", "path": f"/game/{key}", "value": other})
-        elif not _same(value, other):
-            ops.append({"op": "replace", "path": f"/game/{key}", "value": other})
+            ops.append({"op": "add", "path": _OWN_PATH[key], "value": other})
+        elif type(value) is not type(other) or value != other:
+            ops.append({"op": "replace", "path": _OWN_PATH[key], "value": other})
     return ops
+
+
+_OWN_PATH = {key: f"/game/{key}" for key in OWN_GAME_KEYS}
 
 
 def _diff_public_game(old_public: dict[str, Any], new_public: dict[str, Any],
@@ -99,15 +105,12 @@ def _diff_public_game(old_public: dict[str, Any], new_public: dict[str, Any],
         other = new_public.get(key, _MISSING)
         if other is _MISSING:
             ops.append({"op": "remove", "path": f"/game/{_escape(key)}"})
-        elif value is not other:
+        elif value is not other and (type(value) is not type(other) or value != other):
             _diff(value, other, f"/game/{_escape(key)}", ops)
     if new_public.keys() != old_public.keys():
         for key, value in new_public.items():
             if key not in old_public and key not in OWN_GAME_KEYS:
                 ops.append({"op": "add", "path": f"/game/{_escape(key)}", "value": value})
-
-
-_VIEW_KEYS = frozenset(("room", "players", "hand", "game"))
 
 
 def _same(a: Any, b: Any) -> bool:

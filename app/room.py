@@ -103,8 +103,21 @@ class Room:
         return {m.id for m in (*self.seats, *self.spectators)
                 if m.connected and m.node is not None and m.node != origin}
 
+    def members_and_elsewhere(self, origin: str) -> tuple[set[str], set[str]]:
+        """Every member's id, and those of members whose socket is held by another server
+        process than ``origin`` (``held_elsewhere``), in one pass: the fan-out asks on every
+        commit."""
+        members: set[str] = set()
+        elsewhere: set[str] = set()
+        for group in (self.seats, self.spectators):
+            for m in group:
+                members.add(m.id)
+                if m.connected and m.node is not None and m.node != origin:
+                    elsewhere.add(m.id)
+        return members, elsewhere
+
     def table(self) -> dict[str, SeatInfo]:
-        return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None)
+        return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None, s.bot)
                 for s in self.seats}
 
     # -- serialisation ------------------------------------------------------------------------
@@ -278,13 +291,8 @@ def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None
     if game is None or room.status == LOBBY:
         lobby = {"room": part, "players": lobby_players(room), "hand": [], "game": None}
         return None, dict.fromkeys(viewers, lobby)
-    public, views = table_views(game, viewers, room.table(), now_ms)  # a spectator: no seat, no hand
-    # levels are shown beside the bot flag (an addition to protocol.md's players entries); the
-    # players list is one list shared by every view
-    levels = {s.id: s.bot for s in room.seats}
-    shared = next(iter(views.values()), None)
-    for entry in shared["players"] if shared is not None else ():
-        entry["level"] = levels.get(entry["id"])
+    # a spectator: no seat, no hand; the table gives each players entry its bot's level
+    public, views = table_views(game, viewers, room.table(), now_ms)
     return public, {v: {"room": part, **view} for v, view in views.items()}
 
 

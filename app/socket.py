@@ -86,14 +86,17 @@ class RawSocket:
         await self._send({"type": "websocket.accept"})
         self.application_state = WebSocketState.CONNECTED
 
-    def send_text(self, text: str) -> Coroutine[Any, Any, None]:
+    def send_text(self, text: str | bytes) -> Coroutine[Any, Any, None]:
+        """The server's send of a text frame (``text`` may be UTF-8 bytes: ASGI's text is a str)."""
+        if type(text) is bytes:
+            text = text.decode()
         sending = self._send({"type": "websocket.send", "text": text})
         if type(sending) is CoroutineType:  # uvicorn's: driven as it is by Connection.send
             return sending
         return _awaiting(sending)  # any other awaitable (another server, a wrapping layer)
 
-    def write_frames(self, texts: Sequence[str]) -> bool:
-        """Write ``texts`` as text frames in one write to the socket, if the server is uvicorn's
+    def write_frames(self, texts: Sequence[str | bytes]) -> bool:
+        """Write ``texts`` (str, or UTF-8 bytes as orjson makes them) as text frames in one write to the socket, if the server is uvicorn's
         sans-I/O WebSocket and the socket takes them now; False (nothing written): send them
         one by one through the server's ``send``. A move answers its player with a patch and
         an ack together: one system call instead of two (a small loopback send costs 0.5-2.5
@@ -118,7 +121,7 @@ class RawSocket:
             return True
         try:
             for text in texts:
-                conn.send_text(text.encode())
+                conn.send_text(text if type(text) is bytes else text.encode())  # type: ignore[union-attr]
         except Exception:
             # nothing went out: what was framed is dropped, and the one-by-one sends (which
             # report a closed socket as the server does) send every frame once
@@ -141,11 +144,12 @@ _HEAD_64 = struct.Struct("!BBQ")
 _TEXT_FIN = 0x81  # FIN, opcode 1 (text); a server's frames are not masked
 
 
-def text_frames(texts: Sequence[str]) -> bytes:
-    """``texts`` as unmasked, unfragmented WebSocket text frames (RFC 6455 5.2), back to back."""
+def text_frames(texts: Sequence[str | bytes]) -> bytes:
+    """``texts`` (str, or UTF-8 bytes) as unmasked, unfragmented WebSocket text frames (RFC
+    6455 5.2), back to back."""
     parts: list[bytes] = []
     for text in texts:
-        data = text.encode()
+        data = text if type(text) is bytes else text.encode()  # type: ignore[union-attr]
         size = len(data)
         if size < 126:
             parts.append(bytes((_TEXT_FIN, size)))

@@ -31,6 +31,7 @@ class SeatInfo(NamedTuple):
     name: str
     bot: bool = False
     connected: bool = True
+    level: str | None = None  # a bot's level (an addition to protocol.md's players entries)
 
 
 def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | None = None,
@@ -88,7 +89,7 @@ def _public(s: GameState, table: Mapping[str, SeatInfo] | None
     else:
         players = [{"id": pid, "name": info.name if info else pid, "bot": info.bot if info else False,
                     "connected": info.connected if info else True, "cards": len(hand),
-                    "eliminated": out, "uno": uno, "score": score}
+                    "eliminated": out, "uno": uno, "score": score, "level": info.level if info else None}
                    for pid, hand, out, uno, score, info in zip(
                        ids, s.hands, s.eliminated, s.uno, s.scores, map(table.get, ids), strict=True)]
     winner = s.winner
@@ -130,13 +131,22 @@ def _add_own(s: GameState, game: dict[str, Any], seat: int, now_ms: int | None) 
         game["drawn"] = s.drawn
 
 
+#: The hint of a viewer who may do nothing now (most seats, most of the time): one object, so
+#: that the server's differ finds it unchanged by identity. Views are read-only.
+_NO_HINT: dict[str, Any] = {"play": [], "draw": False, "pass": False, "choose": [], "cancel": False,
+                            "uno": False, "catch": []}
+
+
 def _legal_hint(s: GameState, player: str, now_ms: int | None) -> dict[str, Any]:
+    actions = legal_actions(s, player, now_ms)
+    if not actions:
+        return _NO_HINT
     play: list[str] = []
     choose: list[str | None] = []
     catch: list[str | None] = []
     hint: dict[str, Any] = {"play": play, "draw": False, "pass": False, "choose": choose,
                             "cancel": False, "uno": False, "catch": catch}
-    for a in legal_actions(s, player, now_ms):
+    for a in actions:
         kind = a.kind
         if kind is A_PLAY:
             play.append(a.card)  # type: ignore[arg-type]
