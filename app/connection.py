@@ -64,8 +64,8 @@ class Connection:
         self._closer: asyncio.Task[None] | None = None
 
     def send(self, text: str | bytes) -> None:
-        """Write a frame (a str, or UTF-8 bytes) now if the socket takes it, else queue it behind the ones waiting; a
-        reader too slow to keep up is dropped with 1013.
+        """Write a frame (a str, or UTF-8 bytes) now if the socket takes it, else queue it
+        behind the ones waiting; a reader too slow to keep up is dropped with 1013.
 
         Most writes go straight into the transport's buffer (``RawSocket.write_frames``, else
         by driving the server's send coroutine here): no writer task wakes for each of the ~5

@@ -96,11 +96,11 @@ class RawSocket:
         return _awaiting(sending)  # any other awaitable (another server, a wrapping layer)
 
     def write_frames(self, texts: Sequence[str | bytes]) -> bool:
-        """Write ``texts`` (str, or UTF-8 bytes as orjson makes them) as text frames in one write to the socket, if the server is uvicorn's
-        sans-I/O WebSocket and the socket takes them now; False (nothing written): send them
-        one by one through the server's ``send``. A move answers its player with a patch and
-        an ack together: one system call instead of two (a small loopback send costs 0.5-2.5
-        us of CPU here, python -m bench.syscalls).
+        """Write ``texts`` (str, or UTF-8 bytes as orjson makes them) as text frames in one
+        write to the socket, if the server is uvicorn's sans-I/O WebSocket and the socket takes
+        them now; False (nothing written): send them one by one through the server's ``send``.
+        A move answers its player with a patch and an ack together: one system call instead of
+        two (a small loopback send costs 0.5-2.5 us of CPU here, python -m bench.syscalls).
 
         This does what uvicorn's ``send`` does for a frame, through its protocol's attributes;
         tests/app/test_socket.py checks it is taken with the installed uvicorn, so an upgrade
