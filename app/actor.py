@@ -21,7 +21,7 @@ from redis.exceptions import RedisError
 from engine import Event, autoplay
 
 from . import bots, logic
-from .diff import DiffMemo, diff_view
+from .diff import DiffMemo, patch_json
 from .intent import Intent, ack, error, no_change
 from .protocol import Err, dumps
 from .room import Loaded, Room, game_part, room_views
@@ -309,7 +309,7 @@ class RoomActor:
                 seen = wire.get(key)
                 if seen is None:
                     seen = wire[key] = b',"events":%b}' % orjson.dumps([e.to_wire(key) for e in events])
-                frame = head + orjson.dumps(diff_view(conn.view, view, memo, conn.public, public)) + seen
+                frame = head + patch_json(conn.view, view, memo, conn.public, public) + seen
             if conn is reply:
                 conn.send_frames([frame, orjson.dumps(answer)])
                 answering.reply = None  # answered (if the send raised, the error answer goes out)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from engine.view import OWN_GAME_KEYS
 
 _ESCAPED: dict[str, str] = {}
@@ -26,7 +28,7 @@ def _escape(key: str) -> str:
 
 #: Ops already found for a pair of old and new containers at a path, during one fan-out. The
 #: entry keeps both objects alive, so their ids cannot be reused while the memo lives.
-DiffMemo = dict[tuple[Any, ...], tuple[Any, Any, list[dict[str, Any]]]]
+DiffMemo = dict[tuple[Any, ...], Any]
 
 
 def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> list[dict[str, Any]]:
@@ -55,6 +57,32 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
         ops: list[dict[str, Any]] = []
         _diff_memo(old, new, "", ops, memo)
         return ops
+    return _shared(old, new, memo, old_public, new_public)[6] + _own_ops(old, new)
+
+
+def patch_json(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
+               old_public: dict[str, Any] | None, new_public: dict[str, Any] | None) -> bytes:
+    """``diff_view``'s ops as a JSON array. The shared parts' ops are serialised once per
+    fan-out (kept in the memo beside them) and each viewer's own ops joined to them."""
+    if old_public is None or new_public is None:
+        return orjson.dumps(diff_view(old, new, memo, old_public, new_public))
+    entry = _shared(old, new, memo, old_public, new_public)
+    shared = entry[7]
+    if shared is None:
+        shared = entry[7] = orjson.dumps(entry[6])
+    own = _own_ops(old, new)
+    if not own:
+        return shared
+    if not entry[6]:
+        return orjson.dumps(own)
+    return b"%b,%b" % (shared[:-1], orjson.dumps(own)[1:])
+
+
+def _shared(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
+            old_public: dict[str, Any], new_public: dict[str, Any]) -> list[Any]:
+    """The memo's entry for the parts ``old`` and ``new`` share with the other views of their
+    tables: ``[old room, old players, old public game, new room, new players, new public game,
+    their ops, those ops' JSON or None]``."""
     old_room, old_players, new_room, new_players = old["room"], old["players"], new["room"], new["players"]
     mkey = (id(old_public), id(new_public))
     hit = memo.get(mkey)
@@ -68,12 +96,18 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
         if old_players is not new_players:
             _diff(old_players, new_players, "/players", found)
         _diff_public_game(old_public, new_public, found)
-        hit = (old_room, old_players, old_public, new_room, new_players, new_public, found)
+        hit = [old_room, old_players, old_public, new_room, new_players, new_public, found, None]
         if mkey not in memo:
             memo[mkey] = hit
-    ops = hit[6].copy()
+    return hit
+
+
+def _own_ops(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ops for one viewer's own parts: the hand and ``OWN_GAME_KEYS``."""
+    ops: list[dict[str, Any]] = []
     old_hand, new_hand = old["hand"], new["hand"]
-    if old_hand is not new_hand and old_hand != new_hand:  # a hand is a list of card strings
+    # a hand is a list of card strings; an unchanged one is usually the same list (table_views)
+    if old_hand is not new_hand and old_hand != new_hand:
         _diff_list(old_hand, new_hand, "/hand", ops)
     old_game, new_game = old["game"], new["game"]
     # the own keys are small (a choice, a card, the legal hints): one that changed is sent

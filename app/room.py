@@ -292,8 +292,7 @@ def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None
         lobby = {"room": part, "players": lobby_players(room), "hand": [], "game": None}
         return None, dict.fromkeys(viewers, lobby)
     # a spectator: no seat, no hand; the table gives each players entry its bot's level
-    public, views = table_views(game, viewers, room.table(), now_ms)
-    return public, {v: {"room": part, **view} for v, view in views.items()}
+    return table_views(game, viewers, room.table(), now_ms, {"room": part})
 
 
 def summary(room: Room) -> dict[str, Any]:

@@ -57,22 +57,42 @@ def views_for(s: GameState, viewers: Iterable[str | None], table: Mapping[str, S
 
 
 def table_views(s: GameState, viewers: Iterable[str | None], table: Mapping[str, SeatInfo] | None = None,
-                now_ms: int | None = None) -> tuple[dict[str, Any], dict[str | None, dict[str, Any]]]:
+                now_ms: int | None = None, top: Mapping[str, Any] | None = None
+                ) -> tuple[dict[str, Any], dict[str | None, dict[str, Any]]]:
     """:func:`views_for`'s views and the public ``game`` they were built from (a spectator's):
     each view's ``game`` holds that dict's own values under every key but
     :data:`OWN_GAME_KEYS`, so what changed in those keys between two such tables is the same
-    for every viewer."""
+    for every viewer. ``top``: parts the caller adds to every view, first (the server's
+    ``room``), the same objects in each.
+
+    A seat's ``hand`` is the state's own list: the engine never changes a state's list in
+    place (copy-on-write, ``GameState.clone``), so a hand that did not change between two
+    states is the same object in both tables, which the server's differ takes as unchanged
+    without comparing it."""
     players, game = _public(s, table)
-    spectator = {"players": players, "hand": [], "game": game}
+    spectator = {**top, "players": players, "hand": [], "game": game} if top else {
+        "players": players, "hand": [], "game": game}
     out: dict[str | None, dict[str, Any]] = {}
+    seats = s.players
+    hands = s.hands
+    pending = s.pending
     for viewer in viewers:
         seat = s.seat_of(viewer) if viewer is not None else None
         if seat is None:
             out[viewer] = spectator
             continue
+        # the viewer's own parts of ``game``: what they may do, the card they drew, the card
+        # their pending choice is about (a new ``pending`` dict: the public one is shared)
         own = dict(game)
-        _add_own(s, own, seat, now_ms)
-        out[viewer] = {"players": players, "hand": list(s.hands[seat]), "game": own}
+        if pending is not None and pending.player == seat:
+            own["pending"] = {**game["pending"], "card": pending.card}
+        own["legal"] = _legal_hint(s, seats[seat], now_ms)
+        if s.turn == seat and s.drawn is not None and s.winner is None:
+            own["drawn"] = s.drawn
+        if top:
+            out[viewer] = {**top, "players": players, "hand": hands[seat], "game": own}
+        else:
+            out[viewer] = {"players": players, "hand": hands[seat], "game": own}
     return game, out
 
 
@@ -118,17 +138,6 @@ def _public(s: GameState, table: Mapping[str, SeatInfo] | None
         game["points"] = s.points
         game["reason"] = s.end_reason
     return players, game
-
-
-def _add_own(s: GameState, game: dict[str, Any], seat: int, now_ms: int | None) -> None:
-    """A seated viewer's own parts of ``game``: what they may do, the card they drew, the card
-    their pending choice is about (a new ``pending`` dict: the public one may be shared)."""
-    pending = s.pending
-    if pending is not None and pending.player == seat:
-        game["pending"] = {**game["pending"], "card": pending.card}
-    game["legal"] = _legal_hint(s, s.players[seat], now_ms)
-    if s.turn == seat and s.drawn is not None and s.winner is None:
-        game["drawn"] = s.drawn
 
 
 #: The hint of a viewer who may do nothing now (most seats, most of the time): one object, so

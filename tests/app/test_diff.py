@@ -9,7 +9,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.diff import diff, diff_view
+from app.diff import diff, diff_view, patch_json
 from engine.game import apply, new_game
 from engine.legal import legal_actions
 from engine.rules import make_rules
@@ -159,6 +159,8 @@ def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly
             for v in viewers:
                 ops = diff_view(previous[v], views[v], memo, publics[v], public)
                 assert jsonpatch.apply_patch(previous[v], ops) == views[v]
+                # the fan-out's form: the same ops as JSON, the shared ones serialised once
+                assert orjson.loads(patch_json(previous[v], views[v], memo, publics[v], public)) == ops
                 assert views[v] == {"room": views[v]["room"], **view_for(s, v, None, now)}
                 # the public parts' ops are diff's; an own key that changed is replaced whole
                 public_ops = [op for op in ops if not op["path"].startswith(_OWN_PATHS)]
@@ -179,5 +181,7 @@ def test_diff_view_finds_the_public_changes_once_and_patches_each_viewer_exactly
             walked += 1
         # unknown public games: the whole views are walked (as diff does)
         assert diff_view(previous["p1"], views["p0"], {}, None, None) == diff(previous["p1"], views["p0"])
+        walked_json = patch_json(previous["p1"], views["p0"], {}, None, None)
+        assert orjson.loads(walked_json) == diff(previous["p1"], views["p0"])
     assert walked > 150 and min(own_changes.values()) > 20, own_changes
     assert removed == 5 * len(viewers)  # every deal after the first took the last one's reveal away
