@@ -130,14 +130,11 @@ class Room:
         is the standard one, which ``from_dict`` puts back: the deck is ~700 of the ~4,200
         bytes every commit writes to Redis and every other process holding the room's
         sockets parses. The rules' JSON is made once per rules object (a room's rules are
-        replaced, never changed in place), and so is that of the game's piles and hands
-        (``_game_fragments``)."""
-        rules, game = self.rules, self.game
-        # the fields hold ready JSON only for this call (orjson writes a dataclass's fields as
-        # they are; nothing else runs in between)
+        replaced, never changed in place)."""
+        rules = self.rules
+        # the field holds the rules' ready JSON only for this call (orjson writes a dataclass's
+        # fields as they are; nothing else runs in between)
         self.rules = _rules_fragment(rules)  # type: ignore[assignment]
-        if game is not None:
-            self.game = _game_fragments(game)
         try:
             if _only_fields(self):
                 # these classes have no slots: orjson writes such a dataclass from its
@@ -148,7 +145,7 @@ class Room:
                         extra={"room": self.code})
             return orjson.dumps(_fields_of(self))
         finally:
-            self.rules, self.game = rules, game
+            self.rules = rules
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Room:
@@ -213,43 +210,6 @@ def _rules_fragment(rules: dict[str, Any]) -> orjson.Fragment:
     if len(_RULES_JSON) > 1024:
         _RULES_JSON.clear()
     _RULES_JSON[id(rules)] = (rules, fragment)
-    return fragment
-
-
-#: The JSON of the game's card lists by the list's id (the entry holds the list and its length).
-_LIST_JSON: dict[int, tuple[list[str], int, orjson.Fragment]] = {}
-_PILES = ("draw_pile", "discard", "set_aside")
-_SHORT = 8  # shorter lists are written as they are
-
-
-def _game_fragments(game: dict[str, Any]) -> dict[str, Any]:
-    """``game`` (``game_part``'s dict) with its piles and hands as ready JSON.
-
-    A state's lists are the engine's, and the engine never changes one in place: a changed
-    pile or hand is a new list (copy-on-write, ``GameState.clone``). So a list met again is
-    the same list with the same JSON, and a commit writes only the lists its move made: a
-    move changes a hand or two and a pile, while the whole document holds ~400 cards, whose
-    strings lie all over the heap: at full load writing them all was the costliest part of
-    a commit (``document`` ~5% of the server's CPU, much more than in a benchmark loop that
-    keeps them in the cache). The length is checked too, so a list grown or cut in place
-    despite that rule is written afresh."""
-    out = dict(game)
-    for key in _PILES:
-        out[key] = _list_json(game[key])
-    out["hands"] = [_list_json(hand) for hand in game["hands"]]
-    return out
-
-
-def _list_json(cards: list[str]) -> Any:
-    if len(cards) < _SHORT:
-        return cards
-    hit = _LIST_JSON.get(id(cards))
-    if hit is not None and hit[0] is cards and hit[1] == len(cards):
-        return hit[2]
-    fragment = orjson.Fragment(orjson.dumps(cards))
-    if len(_LIST_JSON) > 8192:  # ~8 lists per room in play; old ones go all at once
-        _LIST_JSON.clear()
-    _LIST_JSON[id(cards)] = (cards, len(cards), fragment)
     return fragment
 
 
