@@ -89,12 +89,27 @@ def test_a_different_seed_gives_a_different_deal() -> None:
     assert len(deals) == 20
 
 
+def _frozen(state: GameState) -> str:
+    """The state's whole content, copied: ``to_dict`` shares the state's lists, so a dict of it
+    taken before a change in place would change along with the state."""
+    return json.dumps(state.to_dict(), sort_keys=True)
+
+
 def test_state_given_to_apply_is_left_unchanged() -> None:
-    states, _, steps = random_round(("a", "b", "c", "d"), {"turn_timer_s": 10}, "untouched", 3)
-    for state, step in zip(states, steps, strict=False):
-        before = state.to_dict()
-        apply(state, step.player, step.action, step.now_ms)
-        assert state.to_dict() == before
+    """``apply`` changes neither the state it is given nor any list that state shares with the
+    states before it (copy-on-write: the server's views hold a state's own hand lists, and its
+    differ takes an unchanged list for an unchanged hand)."""
+    for k, options in enumerate(({"turn_timer_s": 10}, {"preset": "printed", "turn_timer_s": 10},
+                                 {"draw": "one", "stacking": "any", "seven": "may_swap",
+                                  "discard_all_top": "choose", "roulette_chooser": "player",
+                                  "first_card": "apply", "catch_window_s": 1, "turn_timer_s": 10})):
+        states, _, steps = random_round(tuple(f"p{i}" for i in range(4 + k)), options, f"untouched-{k}", k)
+        frozen = [_frozen(state) for state in states]
+        for state, step, before in zip(states, steps, frozen, strict=False):
+            apply(state, step.player, step.action, step.now_ms)
+            assert _frozen(state) == before
+        # and nothing a later move did reached back into an earlier state's lists
+        assert [_frozen(state) for state in states] == frozen
 
 
 # -- the RNG is frozen ------------------------------------------------------------------------

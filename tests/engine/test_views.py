@@ -41,6 +41,8 @@ def test_each_view_of_a_table_equals_view_for_and_only_own_parts_differ():
             public, built = table_views(s, viewers, table, now)
             assert built == views and built[None]["game"] is public
             for v in viewers:  # every key but the own ones holds the public object itself
+                if v in table:  # a seat's hand is the state's own list (copy-on-write)
+                    assert built[v]["hand"] is s.hands[s.players.index(v)]
                 game = built[v]["game"]
                 assert game.keys() - set(OWN_GAME_KEYS) == public.keys() - set(OWN_GAME_KEYS)
                 assert all(game[k] is public[k] for k in game if k not in OWN_GAME_KEYS)
