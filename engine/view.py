@@ -36,8 +36,14 @@ class SeatInfo(NamedTuple):
 
 def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | None = None,
              now_ms: int | None = None) -> dict[str, Any]:
-    """What ``player`` (``None``, or anyone not seated: a spectator) may see of ``s``."""
-    return views_for(s, (player,), table, now_ms)[player]
+    """What ``player`` (``None``, or anyone not seated: a spectator) may see of ``s``.
+
+    The view's hand is a copy: bots and tools get this view, and the state's own list must not
+    be theirs to change (the server's fan-out, which shares it, treats views as read-only)."""
+    view = views_for(s, (player,), table, now_ms)[player]
+    if view["hand"]:
+        view["hand"] = list(view["hand"])
+    return view
 
 
 #: The keys of a view's ``game`` that may be the viewer's own (see :func:`table_views`); every

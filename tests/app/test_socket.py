@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from typing import ClassVar
 
 import pytest
 import websockets
@@ -226,3 +227,72 @@ class _CountingTransport:
 
     def __getattr__(self, name: str):
         return getattr(self._transport, name)
+
+
+class _WaitingSocket(RawSocket):
+    """A socket whose every write must wait a moment (as when the client reads slowly): the
+    connection's writer then sends the frames queued behind, one by one, through the library."""
+
+    sent: ClassVar[list[type]] = []
+
+    def write_frames(self, texts) -> bool:
+        return False
+
+    def send_text(self, text):
+        sending = super().send_text(text)
+
+        async def later():
+            await asyncio.sleep(0.001)
+            _WaitingSocket.sent.append(type(text))
+            await sending
+
+        return later()
+
+
+@pytest.mark.parametrize("deflate", [False, True], ids=["plain", "deflate"])
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "queued"])
+async def test_frames_given_as_bytes_reach_the_client_as_text_frames(deflate, direct):
+    """The fan-out hands a connection orjson's bytes: written at once (framed here, or by the
+    library with permessage-deflate) or queued behind a write that must wait, each arrives as
+    the text frame of the same JSON, in order, mixed with str frames."""
+    from app.connection import Connection
+
+    frames: list[str | bytes] = [b'{"type":"patch","t":"' + "é".encode() * 50 + b'"}', '{"type":"ack"}',
+                                 b'{"big":"' + b"y" * 70_000 + b'"}', *[b'{"n":%d}' % i for i in range(20)]]
+    _WaitingSocket.sent = []
+    done = asyncio.Event()
+
+    async def app(scope, receive, send):
+        if scope["type"] != "websocket":
+            return
+        ws = (RawSocket if direct else _WaitingSocket)(scope, receive, send)
+        await ws.accept()
+        conn = Connection(ws, "ROOM", "p0", outbox_limit=100, burst=10, per_s=1.0, send_timeout_s=5.0)
+        conn.send(frames[0])
+        conn.send_frames([frames[1], frames[2]])
+        for frame in frames[3:]:
+            conn.send(frame)
+        await ws.receive()  # the client's "bye"
+        conn.close()
+        await conn.wait_closed()
+        done.set()
+
+    import uvicorn
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio",
+                                           ws_per_message_deflate=deflate))
+    serving = asyncio.create_task(server.serve(sockets=[listener]))
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/", max_size=None) as ws:
+            got = [await asyncio.wait_for(ws.recv(), 10) for _ in frames]
+            await ws.send("bye")
+            await asyncio.wait_for(done.wait(), 10)
+    finally:
+        server.should_exit = True
+        await serving
+    assert all(type(m) is str for m in got)  # text frames, never binary ones
+    assert got == [f.decode() if isinstance(f, bytes) else f for f in frames]
+    if not direct:  # the writer really drained bytes through the library's send
+        assert bytes in _WaitingSocket.sent and len(_WaitingSocket.sent) == len(frames)
