@@ -158,7 +158,6 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate,
     with permessage-deflate, where the library frames them), the frames must go out in one
     write to the transport, in order, and a socket that is not open (not yet accepted, or
     closed) must refuse rather than write."""
-    import uvicorn
 
     import app.socket as app_socket
 
@@ -190,21 +189,7 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate,
         ws._protocol.transport = transport
         done.set()
 
-    # listening before the server starts: the client's connect waits in the backlog
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio",
-                            ws_per_message_deflate=deflate)
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve(sockets=[listener]))
-    try:
-        async with websockets.connect(f"ws://127.0.0.1:{port}/") as ws:
-            got = [await asyncio.wait_for(ws.recv(), 10) for _ in TEXTS]
-            await ws.send("bye")
-            await asyncio.wait_for(done.wait(), 10)
-    finally:
-        server.should_exit = True
-        await serving
+    got = await _exchange(app, deflate, len(TEXTS), done)
     assert got == TEXTS
     assert results == {"before accept": False, "open": True, "closed": False,
                        "extensions": int(deflate)}, results
@@ -277,8 +262,19 @@ async def test_frames_given_as_bytes_reach_the_client_as_text_frames(deflate, di
         await conn.wait_closed()
         done.set()
 
+    got = await _exchange(app, deflate, len(frames), done)
+    assert all(type(m) is str for m in got)  # text frames, never binary ones
+    assert got == [f.decode() if isinstance(f, bytes) else f for f in frames]
+    if not direct:  # the writer really drained bytes through the library's send
+        assert bytes in _WaitingSocket.sent and len(_WaitingSocket.sent) == len(frames)
+
+
+async def _exchange(app, deflate: bool, count: int, done: asyncio.Event) -> list:
+    """Serve ``app`` on uvicorn's sans-I/O WebSocket (as ``mercyless serve`` configures it),
+    read ``count`` messages as a client, say "bye" and wait for the app to be ``done``."""
     import uvicorn
 
+    # listening before the server starts: the client's connect waits in the backlog
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio",
@@ -286,13 +282,10 @@ async def test_frames_given_as_bytes_reach_the_client_as_text_frames(deflate, di
     serving = asyncio.create_task(server.serve(sockets=[listener]))
     try:
         async with websockets.connect(f"ws://127.0.0.1:{port}/", max_size=None) as ws:
-            got = [await asyncio.wait_for(ws.recv(), 10) for _ in frames]
+            got = [await asyncio.wait_for(ws.recv(), 10) for _ in range(count)]
             await ws.send("bye")
             await asyncio.wait_for(done.wait(), 10)
     finally:
         server.should_exit = True
         await serving
-    assert all(type(m) is str for m in got)  # text frames, never binary ones
-    assert got == [f.decode() if isinstance(f, bytes) else f for f in frames]
-    if not direct:  # the writer really drained bytes through the library's send
-        assert bytes in _WaitingSocket.sent and len(_WaitingSocket.sent) == len(frames)
+    return got
