@@ -140,7 +140,11 @@ def _diff_public_game(old_public: dict[str, Any], new_public: dict[str, Any],
         if other is _MISSING:
             ops.append({"op": "remove", "path": f"/game/{_escape(key)}"})
         elif value is not other and (type(value) is not type(other) or value != other):
-            _diff(value, other, f"/game/{_escape(key)}", ops)
+            kind = type(other)
+            if type(value) is kind and (kind is dict or kind is list):
+                _diff(value, other, f"/game/{_escape(key)}", ops)
+            else:  # a scalar (or a changed type): replaced here, as _diff would
+                ops.append({"op": "replace", "path": f"/game/{_escape(key)}", "value": other})
     if new_public.keys() != old_public.keys():
         for key, value in new_public.items():
             if key not in old_public and key not in OWN_GAME_KEYS:
@@ -209,9 +213,13 @@ def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
                 ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
                 continue
             other = new[key]
-            if value is other or (type(value) is type(other) and value == other):
+            kind = type(other)
+            if value is other or (type(value) is kind and value == other):
                 continue
-            _diff(value, other, f"{path}/{_escape(key)}", ops)
+            if type(value) is kind and (kind is dict or kind is list):
+                _diff(value, other, f"{path}/{_escape(key)}", ops)
+            else:  # a scalar (or a changed type): replaced here, as _diff would
+                ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})
         if new.keys() != old.keys():
             for key, value in new.items():
                 if key not in old:

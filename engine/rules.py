@@ -228,13 +228,20 @@ def make_rules(options: Mapping[str, Any] | None = None, base: Rules | None = No
 
 
 _FROM_WIRE: dict[Any, Rules] = {}
+_STANDARD_MARK = ("standard deck",)
 
 
 def rules_from_wire(options: Mapping[str, Any]) -> Rules:
     """:func:`make_rules` for a complete stored mapping (``Rules.to_dict``), remembered: rules are
     immutable values, and a server loads a room's state (with its rules) on many commits."""
+    # the deck (the one mapping) is keyed by its items, or by a mark when it is the standard one
+    # (the common case, found with one comparison): the key costs ~2 us instead of ~8
+    deck = options.get("deck")
+    keyed = options
+    if isinstance(deck, dict):
+        keyed = {**options, "deck": _STANDARD_MARK if deck == STANDARD_DECK else tuple(deck.items())}
     try:
-        key = tuple((k, tuple(v.items()) if isinstance(v, dict) else v) for k, v in options.items())
+        key = (tuple(keyed), tuple(keyed.values()))
         rules = _FROM_WIRE.get(key)
     except TypeError:  # an unhashable value: validate it the long way (and raise on it)
         return make_rules(options)

@@ -672,6 +672,26 @@ def test_rules_round_trip_through_their_wire_form():
     assert make_rules(r.to_dict()) == r
 
 
+def test_stored_rules_are_read_back_exactly_and_remembered_by_value():
+    """``rules_from_wire`` (every load of a stored state) keys its cache by the mapping's
+    value, the standard deck by a mark: each of these comes back as the rules it was written
+    from, a custom deck never as the standard one, and a bad mapping is still refused."""
+    from engine.rules import rules_from_wire
+
+    custom = {"r-1": 10, "y-2": 10, "g-3": 10, "b-4": 10}
+    every = [make_rules({}), make_rules({"preset": "printed"}), make_rules({"deck": custom}),
+             make_rules({"seven": "off", "deck": custom}), make_rules({"turn_timer_s": 30}),
+             make_rules({"deck": {**custom, "w-wild": 4}})]
+    for _ in range(2):  # read afresh, then from the cache
+        for r in every:
+            assert rules_from_wire(r.to_dict()) == r
+    assert rules_from_wire(every[2].to_dict()).deck_size == 40
+    with pytest.raises(RulesError):
+        rules_from_wire({**every[0].to_dict(), "deck": {"r-1": 5}})
+    with pytest.raises(RulesError):
+        rules_from_wire({**every[0].to_dict(), "seven": ["swap"]})  # unhashable: the long way
+
+
 def test_a_custom_deck_is_used_as_data():
     deck = {"r-1": 10, "y-2": 10, "g-3": 10, "b-4": 10, "w-wild": 4, "w-draw6": 0}
     r = make_rules({"deck": deck})
