@@ -58,13 +58,13 @@ class StubSocket:
         self.public: dict[str, Any] | None = None
         self.version = 0
         self.closed = False
-        self.frames: list[str] = []
+        self.frames: list[str | bytes] = []
         self.bucket = TokenBucket(1_000_000, 1_000_000.0)
 
-    def send(self, text: str) -> None:
+    def send(self, text: str | bytes) -> None:
         self.frames.append(text)
 
-    def send_frames(self, texts: list[str]) -> None:
+    def send_frames(self, texts: list[str | bytes]) -> None:
         for text in texts:
             self.send(text)
 
