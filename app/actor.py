@@ -23,7 +23,7 @@ from engine import Event, autoplay
 from . import bots, logic
 from .diff import DiffMemo, patch_json
 from .intent import Intent, ack, error, no_change
-from .protocol import Err, dumps
+from .protocol import Err
 from .room import Loaded, Room, game_part, room_views
 from .store import Duplicate, Stale
 
@@ -302,8 +302,7 @@ class RoomActor:
         for conn in targets:
             view = views[conn.player]
             if conn.view is None or conn.version != version - 1:
-                frame = orjson.dumps({"type": "welcome", "you": conn.player, "version": version,
-                                      "now": now, "state": view})
+                frame = _welcome_frame(conn.player, version, now, view)
             else:
                 key = conn.player if conn.player in owners else None
                 seen = wire.get(key)
@@ -327,8 +326,7 @@ class RoomActor:
         now = self.hub.clock.now_ms()
         public, views = room_views(self.loaded, (conn.player,), now)
         view = views[conn.player]
-        conn.send(dumps({"type": "welcome", "you": conn.player, "version": room.version,
-                         "now": now, "state": view}))
+        conn.send(_welcome_frame(conn.player, room.version, now, view))
         conn.view = view
         conn.public = public
         conn.version = room.version
@@ -370,3 +368,7 @@ class RoomActor:
         self.inbox.put_nowait(self.tick_intent())
         return events
 
+
+def _welcome_frame(player: str, version: int, now: int, view: dict[str, Any]) -> bytes:
+    """protocol.md ``welcome``: ``player``'s whole view at ``version``."""
+    return orjson.dumps({"type": "welcome", "you": player, "version": version, "now": now, "state": view})

@@ -100,12 +100,10 @@ class Room:
 
     def held_elsewhere(self, origin: str) -> set[str]:
         """Members whose socket is held by another server process than ``origin``."""
-        return {m.id for m in (*self.seats, *self.spectators)
-                if m.connected and m.node is not None and m.node != origin}
+        return self.members_and_elsewhere(origin)[1]
 
     def members_and_elsewhere(self, origin: str) -> tuple[set[str], set[str]]:
-        """Every member's id, and those of members whose socket is held by another server
-        process than ``origin`` (``held_elsewhere``), in one pass: the fan-out asks on every
+        """Every member's id, and ``held_elsewhere``'s, in one pass: the fan-out asks on every
         commit."""
         members: set[str] = set()
         elsewhere: set[str] = set()

@@ -76,8 +76,8 @@ def table_views(s: GameState, viewers: Iterable[str | None], table: Mapping[str,
     states is the same object in both tables, which the server's differ takes as unchanged
     without comparing it."""
     players, game = _public(s, table)
-    spectator = {**top, "players": players, "hand": [], "game": game} if top else {
-        "players": players, "hand": [], "game": game}
+    top = top or {}
+    spectator = {**top, "players": players, "hand": [], "game": game}
     out: dict[str | None, dict[str, Any]] = {}
     seats = s.players
     hands = s.hands
@@ -95,10 +95,7 @@ def table_views(s: GameState, viewers: Iterable[str | None], table: Mapping[str,
         own["legal"] = _legal_hint(s, seats[seat], now_ms)
         if s.turn == seat and s.drawn is not None and s.winner is None:
             own["drawn"] = s.drawn
-        if top:
-            out[viewer] = {**top, "players": players, "hand": hands[seat], "game": own}
-        else:
-            out[viewer] = {"players": players, "hand": hands[seat], "game": own}
+        out[viewer] = {**top, "players": players, "hand": hands[seat], "game": own}
     return game, out
 
 
