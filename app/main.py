@@ -20,6 +20,7 @@ from .api import ApiError, error_response
 from .bench_echo import PATH as ECHO_PATH
 from .clock import Clock
 from .db import make_engine, sessions, upgrade
+from .gc_pacing import paced_collector
 from .history import HistoryWriter
 from .hub import Hub
 from .logs import setup_logging
@@ -80,7 +81,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         # after this (docs/benchmarks.md)
         gc.collect()
         gc.freeze()
-        # and full collections come 10x less often: what they walk is the players' sockets
+        # and, with the loop not pacing the collector (GC_PACED=false, app/gc_pacing.py), full
+        # collections come 10x less often: what they walk is the players' sockets
         # and views (~100 objects a player), which live for hours and are no garbage; each one
         # pauses every room of the process (65-80 ms over 1,000 players), and at the default
         # they came every 5-10 s under play. Young collections stay as they were.
@@ -88,7 +90,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         log.info("mercyless ready", extra={"redis": "external" if settings.redis_url else "embedded"})
         try:
-            yield
+            async with paced_collector(settings.gc_paced) as pacer:
+                app.state.gc_pacer = pacer
+                yield
         finally:
             await writer.stop(writer_task)
             await hub.stop()

@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     # finished rounds wait this long in Redis after the first one is noted, so one transaction
     # writes all that ended meanwhile (under load ~17 a second; one each cost ~10% of the CPU)
     history_gather_ms: int = Field(default=1_000, ge=0)
+    # the event loop runs the cyclic garbage collector between its callbacks, a little at a
+    # time (app/gc_pacing.py); false leaves it to CPython's allocation counts
+    gc_paced: bool = True
 
     # limits
     max_frame_bytes: int = 4096
