@@ -12,7 +12,8 @@ Here the loop collects between its callbacks, as often as it takes to keep each 
 process is idle (each wake-up costs an idle process CPU). A full collection comes only when the
 memory in use has grown by a quarter since the last one (CPython's own rule, of the objects that
 reached the old generation): so they come while players arrive, not in steady play, where each
-would pause the process ~100 ms over 1,000 players.
+would pause the process ~100 ms over 1,000 players; and once when the process goes idle after
+busy time, so what that left behind is freed for the next players.
 """
 
 from __future__ import annotations
@@ -53,13 +54,19 @@ class CollectorPacer:
         self.full = 0
         self.longest_pause_s = 0.0
         self._blocks_after_full = sys.getallocatedblocks()
+        self._busy_since_full = False
 
     def beat(self, wait_s: float) -> float:
         """One collection now; returns how long to wait before the next."""
         self.beats += 1
         # (CPython's rule for full collections is the same quarter, of the objects that reached
-        # the old generation; the blocks in use are its stand-in that costs nothing to read)
-        full = sys.getallocatedblocks() > self._blocks_after_full * (1 + FULL_GROWTH)
+        # the old generation; the blocks in use are its stand-in that costs nothing to read).
+        # And once the process has gone idle after being busy: the cycles that busy time left
+        # in the old generation (closed sockets, finished tasks) are freed for the next players
+        # while the pause costs nobody anything
+        idle = wait_s >= MAX_WAIT_S
+        full = ((idle and self._busy_since_full)
+                or sys.getallocatedblocks() > self._blocks_after_full * (1 + FULL_GROWTH))
         start = time.perf_counter()
         gc.collect(2 if full else 1)
         pause = time.perf_counter() - start
@@ -67,8 +74,10 @@ class CollectorPacer:
         if full:
             self.full += 1
             self._blocks_after_full = sys.getallocatedblocks()
+            self._busy_since_full = False
             return wait_s
         if pause >= PAUSE_TARGET_S:
+            self._busy_since_full = True
             return MIN_WAIT_S
         return min(wait_s * 2, MAX_WAIT_S)
 

@@ -345,8 +345,17 @@ async def echo_run(url: str, pid: int | None, conns: int, duration: float, path:
     return {"msgs_per_s": done / elapsed, "cpu_us_per_msg": cpu / max(done, 1) * 1e6, "p99": _q(lat, 0.99)}
 
 
+#: Long enough for the server's collector to notice it went idle (app/gc_pacing.py).
+IDLE_SETTLE_S = 3.0
+
+
 async def idle_memory(url: str, pid: int, conns: int) -> float:
     rooms = await setup_rooms(url, conns // 4, 4, 0.0)
+    # the server idle a moment, before and after: its collector tidies what the runs before
+    # left (and the handshakes) once it goes quiet (app/gc_pacing.py), as it would between
+    # game nights; measured straight after a busy run, the new sockets could not reuse that
+    # memory and each seemed to cost 5-6 KB more
+    await asyncio.sleep(IDLE_SETTLE_S)
     before = rss_kb(pid)
     sockets = []
     for room in rooms:
@@ -355,11 +364,29 @@ async def idle_memory(url: str, pid: int, conns: int) -> float:
             await ws.send(json.dumps({"type": "hello", "token": p.token}))
             await ws.recv()
             sockets.append(ws)
-    await asyncio.sleep(1)
+    await asyncio.sleep(IDLE_SETTLE_S)
     after = rss_kb(pid)
     for ws in sockets:
         await ws.close()
     return (after - before) / max(len(sockets), 1)
+
+
+async def print_idle_memory(args: argparse.Namespace, url: str, pid: int, fresh: bool) -> None:
+    """On a server process of its own when this run started the servers: one that held more
+    sockets before reuses their memory for the new ones (a server that had run the paced
+    benchmark read 0.6 KB per connection; a fresh one ~20 KB)."""
+    proc = None
+    if fresh:
+        proc, url = spawn(args.redis)
+        pid = proc.pid
+    try:
+        mem = await idle_memory(url, pid, args.idle)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+    where = "a fresh server process" if fresh else "the server given, after the runs above"
+    print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections ({where})")
 
 
 def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None = None,
@@ -431,8 +458,7 @@ async def main_async(args: argparse.Namespace) -> None:
                   f"{per_frame:.0%} of the echo ceiling's frames ({per_routed_frame:.0%} of the "
                   f"FastAPI-routed echo's) (median of {len(ratios)})")
             if args.idle > 0:  # (none: no figure, rather than a difference divided by one)
-                mem = await idle_memory(url, pid, args.idle)
-                print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections")
+                await print_idle_memory(args, url, pid, fresh=proc is not None)
     finally:
         if proc is not None:
             proc.terminate()

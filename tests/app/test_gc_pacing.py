@@ -70,6 +70,21 @@ def test_the_pace_backs_off_while_collections_are_short_and_quickens_when_one_is
     assert pacer.longest_pause_s > 0
 
 
+def test_a_process_gone_idle_after_busy_time_collects_in_full_once(collector_off, monkeypatch):
+    pacer = CollectorPacer()
+    ref = _garbage_in_old_generation()
+    assert pacer.beat(MAX_WAIT_S) == MAX_WAIT_S  # idle, and never busy: nothing to tidy
+    assert ref() is not None and pacer.full == 0
+    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 0.0)
+    assert pacer.beat(MIN_WAIT_S) == MIN_WAIT_S  # busy
+    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
+    pacer.beat(MAX_WAIT_S)  # idle again
+    assert ref() is None and pacer.full == 1
+    ref = _garbage_in_old_generation()
+    pacer.beat(MAX_WAIT_S)  # still idle: once is enough
+    assert ref() is not None and pacer.full == 1
+
+
 async def test_automatic_collection_is_off_while_the_pacer_runs_and_on_after():
     assert gc.isenabled()
     async with paced_collector(True) as pacer:
