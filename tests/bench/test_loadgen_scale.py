@@ -34,3 +34,30 @@ async def test_the_rooms_driven_for_each_process_count(monkeypatch, per_process,
     for n in (1, 2, 3):
         await loadgen_scale._measure(n, "room", args)
     assert driven == list(zip([1, 2, 3], expected, strict=True))
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+async def test_idle_memory_is_measured_on_a_fresh_process_when_the_run_started_its_servers(
+        monkeypatch, capsys, fresh):
+    from app import loadgen
+
+    spawned: list[_Proc] = []
+    measured: list[tuple[str, int]] = []
+
+    def spawn(redis):
+        proc = _Proc()
+        proc.pid = 99
+        spawned.append(proc)
+        return proc, "http://fresh"
+
+    async def idle_memory(url, pid, conns):
+        measured.append((url, pid))
+        return 20.0
+
+    monkeypatch.setattr(loadgen, "spawn", spawn)
+    monkeypatch.setattr(loadgen, "idle_memory", idle_memory)
+    args = argparse.Namespace(redis="redis://x", idle=1000)
+    await loadgen.print_idle_memory(args, "http://used", 7, fresh=fresh)
+    assert measured == ([("http://fresh", 99)] if fresh else [("http://used", 7)])
+    assert len(spawned) == int(fresh)
+    assert ("a fresh server process" in capsys.readouterr().out) is fresh
