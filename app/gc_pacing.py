@@ -9,11 +9,12 @@ the paced benchmark's p99 (docs/benchmarks.md, session 12: measured with ``gc.ca
 
 Here the loop collects between its callbacks, as often as it takes to keep each walk near
 ``PAUSE_TARGET_S``: every ``MIN_WAIT_S`` under load, backing off to ``MAX_WAIT_S`` while the
-process is idle (each wake-up costs an idle process CPU). A full collection comes only when the
-memory in use has grown by a quarter since the last one (CPython's own rule, of the objects that
-reached the old generation): so they come while players arrive, not in steady play, where each
-would pause the process ~100 ms over 1,000 players; and once when the process goes idle after
-busy time, so what that left behind is freed for the next players.
+process is idle (each wake-up costs an idle process CPU). A full collection, which pauses the
+process ~100 ms over 1,000 players, comes when the memory in use has grown by a quarter since
+the last one (after CPython's own rule; mostly while players arrive), at least every ten
+minutes, and once when the process goes idle after busy time, so what that time left behind
+is freed for the next players. Garbage in the old generation is bounded by that quarter: on a
+fresh server ~5,600 closed connections (~16 MB) before the growth calls a collection.
 """
 
 from __future__ import annotations
@@ -33,10 +34,17 @@ MAX_WAIT_S = 1.0
 #: A collection this long or longer keeps the pace at its quickest; shorter ones lengthen it.
 PAUSE_TARGET_S = 0.0005
 #: Growth of the memory in use (pymalloc's blocks), over what was in use after the last full
-#: collection, that calls the next one.
+#: collection, that calls the next one; looked at every ``GROWTH_CHECK_EVERY`` beats (reading
+#: the count walks pymalloc's arenas: ~40 us over 1.5M blocks).
 FULL_GROWTH = 0.25
+GROWTH_CHECK_EVERY = 10
+#: A full collection at least this often whatever the growth: a backstop for a process whose
+#: blocks cannot be counted (``PYTHONMALLOC=malloc`` reads 0) or whose garbage grows slower
+#: than its live memory did.
+FULL_AT_LEAST_EVERY_S = 600.0
 
 _running = 0  # pacers running in this process (the collector is one per process)
+_was_enabled = True  # automatic collection before the first of them started
 
 
 class CollectorPacer:
@@ -47,66 +55,101 @@ class CollectorPacer:
     room's state until its next action, a connection) goes to the old generation, where it is
     freed by its reference count like nearly everything here, and is walked again only by a
     full collection. Collecting the middle generation every tenth beat instead, as CPython
-    would, walked those survivors up to ten times and took twice the collector's CPU."""
+    would, walked those survivors up to ten times and took twice the collector's CPU.
 
-    def __init__(self) -> None:
+    Written for CPython 3.11's generational collector (the one this project ships with): from
+    3.14 ``gc.collect(1)`` means the young generation and a slice of the old one."""
+
+    def __init__(self, now_s: float | None = None) -> None:
         self.beats = 0
-        self.full = 0
-        self.longest_pause_s = 0.0
-        self._blocks_after_full = sys.getallocatedblocks()
+        self.full_collections = 0
         self._busy_since_full = False
+        self._after_full(time.monotonic() if now_s is None else now_s)
 
-    def beat(self, wait_s: float) -> float:
-        """One collection now; returns how long to wait before the next."""
+    def beat(self, wait_s: float, now_s: float | None = None) -> float:
+        """One collection now (``wait_s`` after the last); returns how long to wait for the
+        next."""
+        now_s = time.monotonic() if now_s is None else now_s
         self.beats += 1
-        # (CPython's rule for full collections is the same quarter, of the objects that reached
-        # the old generation; the blocks in use are its stand-in that costs nothing to read).
-        # And once the process has gone idle after being busy: the cycles that busy time left
-        # in the old generation (closed sockets, finished tasks) are freed for the next players
-        # while the pause costs nobody anything
-        idle = wait_s >= MAX_WAIT_S
-        full = ((idle and self._busy_since_full)
-                or sys.getallocatedblocks() > self._blocks_after_full * (1 + FULL_GROWTH))
-        start = time.perf_counter()
-        gc.collect(2 if full else 1)
-        pause = time.perf_counter() - start
-        self.longest_pause_s = max(self.longest_pause_s, pause)
-        if full:
-            self.full += 1
-            self._blocks_after_full = sys.getallocatedblocks()
-            self._busy_since_full = False
+        # the memory in use grew by a quarter (CPython's rule is the same quarter, counted in
+        # objects that reached the old generation, frozen ones left out: this one is looser),
+        # or the backstop's time has come
+        due = now_s - self._full_at_s >= FULL_AT_LEAST_EVERY_S or (
+            self.beats % GROWTH_CHECK_EVERY == 0
+            and sys.getallocatedblocks() > self._blocks_after_full * (1 + FULL_GROWTH))
+        pause = _collect(2 if due else 1)
+        if due:
+            self._after_full(now_s)
             return wait_s
         if pause >= PAUSE_TARGET_S:
             self._busy_since_full = True
             return MIN_WAIT_S
+        if wait_s >= MAX_WAIT_S and self._busy_since_full:
+            # a whole second's garbage made a short collection: the process went idle after busy
+            # time. What that time left in the old generation (closed sockets, finished tasks)
+            # is freed now for the next players, while the pause costs nobody anything
+            _collect(2)
+            self._after_full(now_s)
         return min(wait_s * 2, MAX_WAIT_S)
+
+    def _after_full(self, now_s: float) -> None:
+        if self.beats:
+            self.full_collections += 1
+        self._full_at_s = now_s
+        self._blocks_after_full = sys.getallocatedblocks()
+        self._busy_since_full = False
 
     async def run(self) -> None:
         wait_s = MIN_WAIT_S
         while True:
             await asyncio.sleep(wait_s)
-            wait_s = self.beat(wait_s)
+            try:
+                wait_s = self.beat(wait_s)
+            except Exception:  # the collector must not stay off for good because one beat failed
+                log.exception("garbage collection failed; trying again")
+                wait_s = MAX_WAIT_S
+
+
+def idle_collection_within_s() -> float:
+    """How long after its last busy beat a process that went idle has had its full collection:
+    the waits doubling from ``MIN_WAIT_S`` up to ``MAX_WAIT_S``, then one at the ceiling."""
+    total, wait_s = 0.0, MIN_WAIT_S
+    while wait_s < MAX_WAIT_S:
+        total += wait_s
+        wait_s = min(wait_s * 2, MAX_WAIT_S)
+    return total + MAX_WAIT_S
+
+
+def _collect(generation: int) -> float:
+    """Collect ``generation`` and the younger ones; returns how long it took."""
+    start = time.perf_counter()
+    gc.collect(generation)
+    return time.perf_counter() - start
 
 
 @contextlib.asynccontextmanager
 async def paced_collector(enabled: bool) -> AsyncIterator[CollectorPacer | None]:
     """While inside, a :class:`CollectorPacer` runs on this loop (``enabled``); on the way out
-    CPython collects on its own again."""
-    global _running
+    the collector is left as the first of these found it."""
+    global _running, _was_enabled
     if not enabled:
         yield None
         return
     pacer = CollectorPacer()
+    if not _running:
+        _was_enabled = gc.isenabled()
     _running += 1
-    gc.disable()
-    task = asyncio.create_task(pacer.run(), name="gc-pacer")
     try:
-        yield pacer
+        gc.disable()
+        task = asyncio.create_task(pacer.run(), name="gc-pacer")
+        try:
+            yield pacer
+        finally:
+            task.cancel()
+            await asyncio.wait([task])  # (a cancellation of this caller still reaches it)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
         _running -= 1
-        if not _running:  # (the last of several apps in one process, as in the tests)
+        if not _running and _was_enabled:  # (the last of several apps in one process, as in the tests)
             gc.enable()
-        log.debug("collector pacing stopped", extra={"beats": pacer.beats, "full": pacer.full})
+        log.debug("collector pacing stopped",
+                  extra={"beats": pacer.beats, "full_collections": pacer.full_collections})

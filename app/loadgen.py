@@ -28,6 +28,8 @@ from typing import Any
 import httpx
 import websockets
 
+from . import gc_pacing
+
 ROOT = Path(__file__).resolve().parent.parent
 CLK = os.sysconf("SC_CLK_TCK")
 
@@ -346,7 +348,7 @@ async def echo_run(url: str, pid: int | None, conns: int, duration: float, path:
 
 
 #: Long enough for the server's collector to notice it went idle (app/gc_pacing.py).
-IDLE_SETTLE_S = 3.0
+IDLE_SETTLE_S = gc_pacing.idle_collection_within_s() + 1.0
 
 
 async def idle_memory(url: str, pid: int, conns: int) -> float:
@@ -354,7 +356,7 @@ async def idle_memory(url: str, pid: int, conns: int) -> float:
     # the server idle a moment, before and after: its collector tidies what the runs before
     # left (and the handshakes) once it goes quiet (app/gc_pacing.py), as it would between
     # game nights; measured straight after a busy run, the new sockets could not reuse that
-    # memory and each seemed to cost 5-6 KB more
+    # memory
     await asyncio.sleep(IDLE_SETTLE_S)
     before = rss_kb(pid)
     sockets = []
@@ -374,7 +376,7 @@ async def idle_memory(url: str, pid: int, conns: int) -> float:
 async def print_idle_memory(args: argparse.Namespace, url: str, pid: int, fresh: bool) -> None:
     """On a server process of its own when this run started the servers: one that held more
     sockets before reuses their memory for the new ones (a server that had run the paced
-    benchmark read 0.6 KB per connection; a fresh one ~20 KB)."""
+    benchmark read 0.6 KB per connection; a fresh one ~23 KB)."""
     proc = None
     if fresh:
         proc, url = spawn(args.redis)

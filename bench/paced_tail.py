@@ -17,9 +17,11 @@ from app.loadgen import game_run, run_fast, spawn
 
 async def main_async(args: argparse.Namespace) -> None:
     envs = [dict(kv.split("=", 1) for kv in spec.split(",")) if spec != "-" else {} for spec in args.settings]
-    servers = [spawn(args.redis, env=env) for env in envs]
-    p99s: list[list[float]] = [[] for _ in servers]
+    servers: list = []
+    p99s: list[list[float]] = [[] for _ in envs]
     try:
+        for env in envs:  # (inside the try: a server that fails to start stops those before it)
+            servers.append(spawn(args.redis, env=env))
         for _ in range(args.runs):
             for spec, (proc, url), seen in zip(args.settings, servers, p99s, strict=True):
                 run = await game_run(url, proc.pid, args.rooms, 4, 1.0, args.duration)

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import weakref
 
 import pytest
 
 from app import gc_pacing
-from app.gc_pacing import MAX_WAIT_S, MIN_WAIT_S, CollectorPacer, paced_collector
+from app.gc_pacing import (
+    FULL_AT_LEAST_EVERY_S,
+    MAX_WAIT_S,
+    MIN_WAIT_S,
+    CollectorPacer,
+    idle_collection_within_s,
+    paced_collector,
+)
 
 
 class Node:
@@ -29,6 +37,16 @@ def collector_off():
         gc.enable()
 
 
+@pytest.fixture
+def short_pauses(monkeypatch):
+    """Every collection counts as short (an idle process), whatever this machine's speed."""
+    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
+
+
+def _long_pauses(monkeypatch) -> None:
+    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 0.0)
+
+
 def _garbage_in_old_generation() -> weakref.ref:
     node = Node()
     gc.collect(1)  # it survives a young and middle collection: now in the old generation
@@ -45,19 +63,31 @@ def test_a_beat_frees_young_cycles(collector_off):
     assert ref() is None
 
 
-def test_old_garbage_waits_for_a_full_collection_until_memory_grew_a_quarter(collector_off):
+def test_old_garbage_waits_for_a_full_collection_until_memory_grew_a_quarter(collector_off, short_pauses,
+                                                                             monkeypatch):
+    monkeypatch.setattr(gc_pacing, "GROWTH_CHECK_EVERY", 1)
     pacer = CollectorPacer()
     ref = _garbage_in_old_generation()
     pacer.beat(MIN_WAIT_S)
-    assert ref() is not None and pacer.full == 0
-    pacer._blocks_after_full = int(pacer._blocks_after_full / 1.3)  # as if a quarter more were in use now
+    assert ref() is not None and pacer.full_collections == 0
+    pacer._blocks_after_full = int(sys.getallocatedblocks() / 1.3)  # as if a quarter more were in use now
     pacer.beat(MIN_WAIT_S)
-    assert ref() is None and pacer.full == 1
+    assert ref() is None and pacer.full_collections == 1
     pacer.beat(MIN_WAIT_S)  # what is in use now is the new measure
-    assert pacer.full == 1
+    assert pacer.full_collections == 1
+
+
+def test_a_full_collection_comes_at_least_every_ten_minutes_whatever_the_growth(collector_off, short_pauses):
+    pacer = CollectorPacer(now_s=1000.0)
+    ref = _garbage_in_old_generation()
+    pacer.beat(MIN_WAIT_S, now_s=1000.0 + FULL_AT_LEAST_EVERY_S - 1)
+    assert ref() is not None and pacer.full_collections == 0
+    pacer.beat(MIN_WAIT_S, now_s=1000.0 + FULL_AT_LEAST_EVERY_S)
+    assert ref() is None and pacer.full_collections == 1
 
 
 def test_the_pace_backs_off_while_collections_are_short_and_quickens_when_one_is_long(collector_off,
+                                                                                      short_pauses,
                                                                                       monkeypatch):
     pacer = CollectorPacer()
     waits = [MIN_WAIT_S]
@@ -65,35 +95,67 @@ def test_the_pace_backs_off_while_collections_are_short_and_quickens_when_one_is
         waits.append(pacer.beat(waits[-1]))
     # an idle process: each collection is short, so the wait doubles, up to its ceiling
     assert waits[1] == 2 * MIN_WAIT_S and waits[-1] == MAX_WAIT_S
-    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 0.0)  # every collection now counts as long
+    _long_pauses(monkeypatch)
     assert pacer.beat(MAX_WAIT_S) == MIN_WAIT_S
-    assert pacer.longest_pause_s > 0
 
 
-def test_a_process_gone_idle_after_busy_time_collects_in_full_once(collector_off, monkeypatch):
+def test_a_process_gone_idle_after_busy_time_collects_in_full_once(collector_off, short_pauses, monkeypatch):
     pacer = CollectorPacer()
     ref = _garbage_in_old_generation()
     assert pacer.beat(MAX_WAIT_S) == MAX_WAIT_S  # idle, and never busy: nothing to tidy
-    assert ref() is not None and pacer.full == 0
-    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 0.0)
+    assert ref() is not None and pacer.full_collections == 0
+    _long_pauses(monkeypatch)
     assert pacer.beat(MIN_WAIT_S) == MIN_WAIT_S  # busy
     monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
     pacer.beat(MAX_WAIT_S)  # idle again
-    assert ref() is None and pacer.full == 1
+    assert ref() is None and pacer.full_collections == 1
     ref = _garbage_in_old_generation()
     pacer.beat(MAX_WAIT_S)  # still idle: once is enough
-    assert ref() is not None and pacer.full == 1
+    assert ref() is not None and pacer.full_collections == 1
+
+
+def test_light_steady_play_that_reaches_the_ceiling_is_not_taken_for_idle(collector_off, monkeypatch):
+    """A second's garbage that makes a long collection at the ceiling is play, not idleness:
+    no full collection (at light steady load the pace climbs to the ceiling and drops back)."""
+    pacer = CollectorPacer()
+    ref = _garbage_in_old_generation()
+    _long_pauses(monkeypatch)
+    pacer.beat(MIN_WAIT_S)  # busy
+    assert pacer.beat(MAX_WAIT_S) == MIN_WAIT_S
+    assert ref() is not None and pacer.full_collections == 0
+
+
+def test_the_load_generator_waits_past_the_idle_collection(collector_off, short_pauses, monkeypatch):
+    """``idle_collection_within_s`` is the time the beats really take, from the last busy one to
+    the idle full collection, and the load generator's settling time is longer."""
+    from app.loadgen import IDLE_SETTLE_S
+
+    pacer = CollectorPacer()
+    _long_pauses(monkeypatch)
+    wait = pacer.beat(MIN_WAIT_S)
+    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
+    waited = 0.0
+    while pacer.full_collections == 0:
+        assert waited < 10
+        waited += wait
+        wait = pacer.beat(wait)
+    assert waited == pytest.approx(idle_collection_within_s())
+    assert idle_collection_within_s() < IDLE_SETTLE_S
+
+
+async def _until(condition, timeout_s: float = 10.0) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(MIN_WAIT_S)
+
+    await asyncio.wait_for(poll(), timeout_s)
 
 
 async def test_automatic_collection_is_off_while_the_pacer_runs_and_on_after():
     assert gc.isenabled()
     async with paced_collector(True) as pacer:
-        assert isinstance(pacer, CollectorPacer)
-        for _ in range(200):
-            if pacer.beats:
-                break
-            await asyncio.sleep(MIN_WAIT_S)
-        assert pacer.beats >= 1 and not gc.isenabled()
+        assert isinstance(pacer, CollectorPacer) and not gc.isenabled()
+        await _until(lambda: pacer.beats >= 1)
     assert gc.isenabled()
     async with paced_collector(False) as pacer:
         assert pacer is None and gc.isenabled()
@@ -102,9 +164,38 @@ async def test_automatic_collection_is_off_while_the_pacer_runs_and_on_after():
 async def test_two_pacers_in_one_process_leave_the_collector_off_until_both_stop():
     async with paced_collector(True) as first:
         async with paced_collector(True) as second:
-            while not (first.beats and second.beats):
-                await asyncio.sleep(MIN_WAIT_S)
+            await _until(lambda: first.beats and second.beats)
         assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+async def test_the_collector_is_left_as_found_even_when_the_body_fails(collector_off):
+    with pytest.raises(RuntimeError):
+        async with paced_collector(True):
+            raise RuntimeError("the app failed")
+    assert not gc.isenabled()  # (it was off before: the fixture's)
+    gc.enable()
+    with pytest.raises(RuntimeError):
+        async with paced_collector(True):
+            raise RuntimeError("the app failed")
+    assert gc.isenabled() and gc_pacing._running == 0
+
+
+async def test_a_failing_beat_is_logged_and_the_beats_go_on(monkeypatch, caplog):
+    monkeypatch.setattr(gc_pacing, "MAX_WAIT_S", MIN_WAIT_S)
+    calls: list[float] = []
+
+    def beat(self, wait_s: float) -> float:
+        calls.append(wait_s)
+        if len(calls) == 1:
+            raise MemoryError("no room for the collection")
+        return MIN_WAIT_S
+
+    monkeypatch.setattr(CollectorPacer, "beat", beat)
+    with caplog.at_level("ERROR", logger="mercyless.gc"):
+        async with paced_collector(True):
+            await _until(lambda: len(calls) >= 3)
+    assert any("garbage collection failed" in r.getMessage() for r in caplog.records)
     assert gc.isenabled()
 
 
