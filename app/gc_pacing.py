@@ -25,7 +25,7 @@ import gc
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 log = logging.getLogger("mercyless.gc")
 
@@ -60,8 +60,10 @@ class CollectorPacer:
     Written for CPython 3.11's generational collector (the one this project ships with): from
     3.14 ``gc.collect(1)`` means the young generation and a slice of the old one."""
 
-    def __init__(self, now_s: float | None = None) -> None:
+    def __init__(self, now_s: float | None = None,
+                 observe: Callable[[int, float], None] | None = None) -> None:
         self.beats = 0
+        self._observe = observe  # (generation, pause in seconds) of every collection
         self.full_collections = 0
         self._busy_since_full = False
         self._after_full(time.monotonic() if now_s is None else now_s)
@@ -77,7 +79,7 @@ class CollectorPacer:
         due = now_s - self._full_at_s >= FULL_AT_LEAST_EVERY_S or (
             self.beats % GROWTH_CHECK_EVERY == 0
             and sys.getallocatedblocks() > self._blocks_after_full * (1 + FULL_GROWTH))
-        pause = _collect(2 if due else 1)
+        pause = self._collect(2 if due else 1)
         if due:
             self._after_full(now_s)
             return wait_s
@@ -88,9 +90,18 @@ class CollectorPacer:
             # a whole second's garbage made a short collection: the process went idle after busy
             # time. What that time left in the old generation (closed sockets, finished tasks)
             # is freed now for the next players, while the pause costs nobody anything
-            _collect(2)
+            self._collect(2)
             self._after_full(now_s)
         return min(wait_s * 2, MAX_WAIT_S)
+
+    def _collect(self, generation: int) -> float:
+        """Collect ``generation`` and the younger ones; returns how long it took."""
+        start = time.perf_counter()
+        gc.collect(generation)
+        pause = time.perf_counter() - start
+        if self._observe is not None:
+            self._observe(generation, pause)
+        return pause
 
     def _after_full(self, now_s: float) -> None:
         if self.beats:
@@ -120,22 +131,17 @@ def idle_collection_within_s() -> float:
     return total + MAX_WAIT_S
 
 
-def _collect(generation: int) -> float:
-    """Collect ``generation`` and the younger ones; returns how long it took."""
-    start = time.perf_counter()
-    gc.collect(generation)
-    return time.perf_counter() - start
-
-
 @contextlib.asynccontextmanager
-async def paced_collector(enabled: bool) -> AsyncIterator[CollectorPacer | None]:
-    """While inside, a :class:`CollectorPacer` runs on this loop (``enabled``); on the way out
-    the collector is left as the first of these found it."""
+async def paced_collector(enabled: bool, observe: Callable[[int, float], None] | None = None,
+                          ) -> AsyncIterator[CollectorPacer | None]:
+    """While inside, a :class:`CollectorPacer` runs on this loop (``enabled``), telling
+    ``observe`` of each collection; on the way out the collector is left as the first of these
+    found it."""
     global _running, _was_enabled
     if not enabled:
         yield None
         return
-    pacer = CollectorPacer()
+    pacer = CollectorPacer(observe=observe)
     if not _running:
         _was_enabled = gc.isenabled()
     _running += 1

@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         log.info("mercyless ready", extra={"redis": "external" if settings.redis_url else "embedded"})
         try:
-            async with paced_collector(settings.gc_paced) as pacer:
+            async with paced_collector(settings.gc_paced, observe=hub.metrics.gc_pause) as pacer:
                 app.state.gc_pacer = pacer
                 yield
         finally:

@@ -63,6 +63,17 @@ def test_a_beat_frees_young_cycles(collector_off):
     assert ref() is None
 
 
+def test_every_collection_is_told_with_its_generation_and_pause(collector_off, short_pauses, monkeypatch):
+    seen: list[tuple[int, float]] = []
+    monkeypatch.setattr(gc_pacing, "GROWTH_CHECK_EVERY", 1)
+    pacer = CollectorPacer(observe=lambda generation, pause: seen.append((generation, pause)))
+    pacer.beat(MIN_WAIT_S)
+    pacer._blocks_after_full = int(sys.getallocatedblocks() / 1.3)
+    pacer.beat(MIN_WAIT_S)
+    assert [generation for generation, _ in seen] == [1, 2]
+    assert all(pause > 0 for _, pause in seen)
+
+
 def test_old_garbage_waits_for_a_full_collection_until_memory_grew_a_quarter(collector_off, short_pauses,
                                                                              monkeypatch):
     monkeypatch.setattr(gc_pacing, "GROWTH_CHECK_EVERY", 1)
@@ -209,4 +220,8 @@ async def test_the_app_paces_the_collector_unless_told_not_to(tmp_path):
         async with app.router.lifespan_context(app):
             assert (app.state.gc_pacer is not None) is paced
             assert gc.isenabled() is not paced
+            if paced:  # its collections are in /metrics
+                await _until(lambda pacer=app.state.gc_pacer: pacer.beats >= 1)
+                body, _ = app.state.hub.metrics.render()
+                assert b'mercyless_gc_pause_seconds_count{generation="1"}' in body
         assert gc.isenabled()
