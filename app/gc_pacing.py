@@ -65,8 +65,7 @@ class CollectorPacer:
         self.beats = 0
         self._observe = observe  # (generation, pause in seconds) of every collection
         self.full_collections = 0
-        self._busy_since_full = False
-        self._after_full(time.monotonic() if now_s is None else now_s)
+        self._mark_full(time.monotonic() if now_s is None else now_s)
 
     def beat(self, wait_s: float, now_s: float | None = None) -> float:
         """One collection now (``wait_s`` after the last); returns how long to wait for the
@@ -79,10 +78,10 @@ class CollectorPacer:
         due = now_s - self._full_at_s >= FULL_AT_LEAST_EVERY_S or (
             self.beats % GROWTH_CHECK_EVERY == 0
             and sys.getallocatedblocks() > self._blocks_after_full * (1 + FULL_GROWTH))
-        pause = self._collect(2 if due else 1)
         if due:
-            self._after_full(now_s)
+            self._collect_full(now_s)
             return wait_s
+        pause = self._collect(1)
         if pause >= PAUSE_TARGET_S:
             self._busy_since_full = True
             return MIN_WAIT_S
@@ -90,8 +89,7 @@ class CollectorPacer:
             # a whole second's garbage made a short collection: the process went idle after busy
             # time. What that time left in the old generation (closed sockets, finished tasks)
             # is freed now for the next players, while the pause costs nobody anything
-            self._collect(2)
-            self._after_full(now_s)
+            self._collect_full(now_s)
         return min(wait_s * 2, MAX_WAIT_S)
 
     def _collect(self, generation: int) -> float:
@@ -103,9 +101,13 @@ class CollectorPacer:
             self._observe(generation, pause)
         return pause
 
-    def _after_full(self, now_s: float) -> None:
-        if self.beats:
-            self.full_collections += 1
+    def _collect_full(self, now_s: float) -> None:
+        self._collect(2)
+        self.full_collections += 1
+        self._mark_full(now_s)
+
+    def _mark_full(self, now_s: float) -> None:
+        """What the next full collection is measured from: now, and the memory now in use."""
         self._full_at_s = now_s
         self._blocks_after_full = sys.getallocatedblocks()
         self._busy_since_full = False

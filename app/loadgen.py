@@ -391,6 +391,12 @@ async def print_idle_memory(args: argparse.Namespace, url: str, pid: int, fresh:
     print(f"idle memory: {mem:.1f} KB per connection over {args.idle} connections ({where})")
 
 
+def settings_env(spec: str) -> dict[str, str]:
+    """A benchmark's settings argument (``NAME=value,NAME=value``, or ``-`` for the defaults)
+    as the environment :func:`spawn` adds."""
+    return dict(kv.split("=", 1) for kv in spec.split(",")) if spec != "-" else {}
+
+
 def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None = None,
           root: Path = ROOT) -> tuple[subprocess.Popen[bytes], str]:
     """Start a server process on ``redis_url`` with the per-address limits lifted (and

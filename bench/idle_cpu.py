@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from app.loadgen import cpu_seconds, spawn
+from app.loadgen import cpu_seconds, settings_env, spawn
 
 
 def main() -> None:
@@ -24,8 +24,7 @@ def main() -> None:
     procs = []
     try:
         for spec in args.settings:
-            env = dict(kv.split("=", 1) for kv in spec.split(",")) if spec != "-" else {}
-            procs.append((spec, spawn(args.redis, env=env)[0]))
+            procs.append((spec, spawn(args.redis, env=settings_env(spec))[0]))
         time.sleep(3)  # past start-up (imports, the first connections)
         start = [cpu_seconds(p.pid) for _, p in procs]
         time.sleep(args.seconds)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from app.loadgen import game_run, run_fast, spawn
+from app.loadgen import game_run, run_fast, settings_env, spawn
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    envs = [dict(kv.split("=", 1) for kv in spec.split(",")) if spec != "-" else {} for spec in args.settings]
+    envs = [settings_env(spec) for spec in args.settings]
     servers: list = []
     p99s: list[list[float]] = [[] for _ in envs]
     try:

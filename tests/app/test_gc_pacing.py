@@ -40,6 +40,10 @@ def collector_off():
 @pytest.fixture
 def short_pauses(monkeypatch):
     """Every collection counts as short (an idle process), whatever this machine's speed."""
+    _short_pauses(monkeypatch)
+
+
+def _short_pauses(monkeypatch) -> None:
     monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
 
 
@@ -117,7 +121,7 @@ def test_a_process_gone_idle_after_busy_time_collects_in_full_once(collector_off
     assert ref() is not None and pacer.full_collections == 0
     _long_pauses(monkeypatch)
     assert pacer.beat(MIN_WAIT_S) == MIN_WAIT_S  # busy
-    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
+    _short_pauses(monkeypatch)
     pacer.beat(MAX_WAIT_S)  # idle again
     assert ref() is None and pacer.full_collections == 1
     ref = _garbage_in_old_generation()
@@ -144,7 +148,7 @@ def test_the_load_generator_waits_past_the_idle_collection(collector_off, short_
     pacer = CollectorPacer()
     _long_pauses(monkeypatch)
     wait = pacer.beat(MIN_WAIT_S)
-    monkeypatch.setattr(gc_pacing, "PAUSE_TARGET_S", 1.0)
+    _short_pauses(monkeypatch)
     waited = 0.0
     while pacer.full_collections == 0:
         assert waited < 10
