@@ -89,6 +89,19 @@ class Subscriber:
                       reconnected: bool) -> None:
         parser = hiredis.Reader()
         loop = asyncio.get_running_loop()
+        lost: asyncio.Future[None] = loop.create_future()
+
+        def received(data: bytes) -> None:
+            self._last_heard = time.monotonic()
+            parser.feed(data)
+            reply = parser.gets()
+            while reply is not False:
+                self._handle(reply)
+                reply = parser.gets()
+
+        # from here the transport hands each read to ``received`` at once: no task wakes to
+        # read a commit (nothing was read past the connection's set-up, so nothing is buffered)
+        writer.transport.set_protocol(_Feed(received, lost, writer.transport))
         confirmations: list[asyncio.Future[None]] = []
         if self.channels:
             for name in self.channels:
@@ -105,17 +118,10 @@ class Subscriber:
             # once listening again, whatever was committed while deaf is caught up
             caught_up = asyncio.create_task(self._catch_up_when(confirmations))
         try:
-            while True:
-                data = await reader.read(1 << 16)
-                if not data:
-                    raise ConnectionError("closed by Redis")
-                self._last_heard = time.monotonic()
-                parser.feed(data)
-                reply = parser.gets()
-                while reply is not False:
-                    self._handle(reply)
-                    reply = parser.gets()
+            await lost
         finally:
+            if not lost.done():  # cancelled: the end of the connection is nobody's news
+                lost.cancel()
             pinger.cancel()
             if confirmations or reconnected:
                 caught_up.cancel()
@@ -165,3 +171,32 @@ class Subscriber:
         with contextlib.suppress(Exception):
             if self._writer is not None:
                 self._writer.close()
+
+
+class _Feed(asyncio.Protocol):
+    """The subscription's transport protocol once it is set up: every read goes straight to
+    the subscriber; the end of the connection (or unreadable bytes) ends ``lost``."""
+
+    def __init__(self, received: Callable[[bytes], None], lost: asyncio.Future[None],
+                 transport: asyncio.BaseTransport) -> None:
+        self._received = received
+        self._lost = lost
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._received(data)
+        except hiredis.ProtocolError as exc:
+            self._end(exc)
+            self._transport.abort()
+
+    def eof_received(self) -> bool:
+        self._end(ConnectionError("closed by Redis"))
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(exc or ConnectionError("closed by Redis"))
+
+    def _end(self, exc: BaseException) -> None:
+        if not self._lost.done():
+            self._lost.set_exception(exc)
