@@ -21,6 +21,7 @@ from .clock import Clock
 from .intent import Intent
 from .limits import AddressLimits
 from .metrics import Metrics
+from .relay import Relay
 from .settings import Settings
 from .store import RoomStore
 from .subscriber import Subscriber
@@ -56,7 +57,9 @@ class Hub:
         self.history: Any = None  # the HistoryWriter, once the app has a database
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self._tasks: list[asyncio.Task[None]] = []
-        self._subscriber: Subscriber | None = None
+        self.subscriber: Subscriber | None = None
+        self.relay: Relay | None = None  # sockets of rooms homed elsewhere go there (app/relay.py)
+        self._node_channel = b""
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -66,9 +69,14 @@ class Hub:
         self._tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
         self._tasks.append(asyncio.create_task(self._heartbeat(), name="heartbeat"))
         if self.publishes and self.settings.redis_url:
-            self._subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
-                                          self._deaf_for_a_while)
-            self._tasks.append(asyncio.create_task(self._subscriber.run(), name="listener"))
+            self.subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
+                                         self._deaf_for_a_while)
+            if self.settings.relay_sockets:
+                self.relay = Relay(self)
+                self.relay.start()
+                self._node_channel = self.store.node_channel(self.origin).encode()
+                self.subscriber.channels.add(self._node_channel)
+            self._tasks.append(asyncio.create_task(self.subscriber.run(), name="listener"))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -82,8 +90,10 @@ class Hub:
             await asyncio.wait_for(self._sweep(self.origin), 2.0)
         for actor in self.actors.values():
             actor.task.cancel()
-        if self._subscriber is not None:
-            await self._subscriber.close()
+        if self.relay is not None:
+            await self.relay.stop()
+        if self.subscriber is not None:
+            await self.subscriber.close()
 
     def actor(self, code: str) -> RoomActor:
         actor = self.actors.get(code)
@@ -122,10 +132,10 @@ class Hub:
         if conn.code not in self._held:
             self._held.add(conn.code)
             await self._list_room(conn.code)
-        if self._subscriber is not None and conn.code not in self._subscribed:
+        if self.subscriber is not None and conn.code not in self._subscribed:
             self._subscribed.add(conn.code)
             with contextlib.suppress(*GONE):  # down: subscribed again (and caught up) on reconnect
-                await self._subscriber.subscribe(self.store.channel(conn.code))
+                await self.subscriber.subscribe(self.store.channel(conn.code))
             # the hello was committed before this process listened to the room: what other
             # processes committed in between was not heard, so read the room once now (also when
             # the confirmation was slow: the subscription stands once Redis answers)
@@ -142,9 +152,9 @@ class Hub:
             # written even when not in _held: a reclaim (which empties it) may be under way
             self._held.discard(conn.code)
             await self._list_room(conn.code)
-            if self._subscriber is not None and conn.code in self._subscribed:
+            if self.subscriber is not None and conn.code in self._subscribed:
                 self._subscribed.discard(conn.code)
-                await self._subscriber.unsubscribe(self.store.channel(conn.code))
+                await self.subscriber.unsubscribe(self.store.channel(conn.code))
         return True
 
     async def _list_room(self, code: str) -> None:
@@ -286,8 +296,14 @@ class Hub:
         socket up on what was committed meanwhile."""
         for code in list(self.connections):
             self.actor(code).submit_remote(None, [], None)
+        if self.relay is not None:
+            self.relay.heard_again()
 
     def _remote_commit(self, channel: bytes, data: bytes) -> None:
+        if channel == self._node_channel:  # a relayed socket's traffic
+            assert self.relay is not None
+            self.relay.on_message(data)
+            return
         if data.startswith(self._own_messages):  # this process's own commit: nothing to parse
             return
         code = channel.decode().rsplit("{", 1)[-1].rstrip("}")

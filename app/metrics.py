@@ -15,7 +15,9 @@ class Metrics:
         self.registry = CollectorRegistry()
         r = self.registry
         self.rooms = Gauge("mercyless_rooms", "Rooms with an actor in this process", registry=r)
-        self.sockets = Gauge("mercyless_sockets", "Connected WebSockets", registry=r)
+        self.sockets = Gauge("mercyless_sockets", "Connected WebSockets whose sessions run here", registry=r)
+        self.relayed = Gauge("mercyless_relayed_sockets",
+                             "WebSockets accepted here and relayed to their room's home process", registry=r)
         self.actions = Counter("mercyless_actions", "Accepted changes committed", ["kind"], registry=r)
         self.latency = Histogram(
             "mercyless_action_seconds", "From an intent entering its room's inbox to its commit",

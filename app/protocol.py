@@ -18,6 +18,7 @@ ID_MAX = 64
 class Close(IntEnum):
     NORMAL = 1000
     TOO_LARGE = 1009
+    RESTART = 1012  # the process is going away, or the room's home did: reconnect
     TRY_AGAIN_LATER = 1013
     BAD_TOKEN = 4401
     NO_ROOM = 4404

@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     # the event loop runs the cyclic garbage collector between its callbacks, a little at a
     # time (app/gc_pacing.py); false leaves it to CPython's allocation counts
     gc_paced: bool = True
+    # a socket of a room whose home is another process is relayed there (app/relay.py); false:
+    # every process serves its own sockets and catches up on the others' commits
+    relay_sockets: bool = True
+    relay_ping_ms: int = Field(default=1_000, gt=0)  # a relaying process pings each home this often
+    relay_silence_ms: int = Field(default=5_000, gt=0)  # a side heard nothing from for this long is gone
 
     # limits
     max_frame_bytes: int = 4096

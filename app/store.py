@@ -3,13 +3,15 @@
 Keys (every key of one room carries the Redis Cluster hash tag ``{CODE}``, and no command
 touches two rooms, so the same code runs on a cluster or a managed Redis):
 
-- ``<prefix>:{CODE}:room``     hash: ``v`` (version) and ``d`` (the room document, JSON)
+- ``<prefix>:{CODE}:room``     hash: ``v`` (version), ``d`` (the room document, JSON) and ``h``
+  (the room's home: the process whose sockets the others relay to, app/relay.py)
 - ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
 - ``<prefix>:{CODE}:outbox``   list: finished rounds waiting for the database
 - ``<prefix>:{CODE}`` channel  commits, published by the commit script itself
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
 - ``<prefix>:nodes``           sorted set: server process id -> its last heartbeat (ms)
+- ``<prefix>:node:<id>`` channel  relayed socket traffic to and from that process (app/relay.py)
 - ``<prefix>:node:<id>:rooms``  set: rooms where that process holds sockets (so the seats a
   crashed process held can be found and marked disconnected)
 
@@ -64,6 +66,18 @@ if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return {1, ARGV[2]}
 """
 
+# the room's home: claimed when it has none, or taken over from ARGV[2] (a process found
+# gone); never creates the hash of a room that does not exist (or expired)
+_CLAIM_HOME = """
+local home = redis.call('HGET', KEYS[1], 'h')
+if home == ARGV[2] or (not home and ARGV[2] == '') then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return '' end
+  redis.call('HSET', KEYS[1], 'h', ARGV[1])
+  return ARGV[1]
+end
+return home or ''
+"""
+
 _REMEMBER = """
 local prev = redis.call('HGET', KEYS[1], ARGV[1])
 if prev then return {1, prev} end
@@ -115,6 +129,7 @@ class RoomStore:
         self.answers_kept = answers_kept
         self._commit = redis.register_script(_COMMIT)
         self._remember = redis.register_script(_REMEMBER)
+        self._claim_home = redis.register_script(_CLAIM_HOME)
         self.deadlines_key = f"{prefix}:deadlines"
         self.nodes_key = f"{prefix}:nodes"
         # commits go over a connection of their own (plain RESP) when Redis is a real server
@@ -251,6 +266,20 @@ class RoomStore:
             pipe.pexpire(self.node_rooms_key(node), ttl_ms * 4)
             added, dead, *_ = await pipe.execute()
         return bool(added), [d.decode() for d in dead if d.decode() != node]
+
+    def node_channel(self, node: str) -> str:
+        return f"{self.prefix}:node:{node}"
+
+    async def claim_home(self, code: str, node: str, replacing: str = "") -> str:
+        """The room's home after making ``node`` its home if it had none (``replacing`` empty)
+        or if it was ``replacing``; empty when the room does not exist."""
+        home = await self._claim_home(keys=[self.room_key(code)], args=[node, replacing])
+        return home.decode() if isinstance(home, bytes) else str(home or "")
+
+    async def node_beat_ms(self, node: str) -> int | None:
+        """``node``'s last heartbeat (None: it never beat, or it was given up for dead)."""
+        score = await self.redis.zscore(self.nodes_key, node)
+        return None if score is None else int(score)
 
     async def node_rooms(self, node: str) -> list[str]:
         return sorted(r.decode() for r in await self.redis.smembers(self.node_rooms_key(node)))

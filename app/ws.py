@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from redis.exceptions import RedisError
+from starlette.websockets import WebSocketState
 
 from engine import Event
 
@@ -49,14 +50,26 @@ async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
         await ws.close(Close.TRY_AGAIN_LATER)
         return
     try:
-        await _session(ws, hub, code)
+        room_code = normalize_code(code)
+        relay = hub.relay
+        if relay is not None and room_code is not None:
+            try:
+                home = await relay.home_of(room_code)
+            except RedisError:
+                home = None  # served here: the hello meets the same outage and says so
+            if home is not None and await relay.serve(ws, room_code, home):
+                return
+        await session(ws, hub, code)
     finally:
         hub.limits.close_socket(ip)
 
 
-async def _session(ws: RawSocket, hub: Hub, code: str) -> None:
+async def session(ws: RawSocket, hub: Hub, code: str) -> None:
+    """The socket's whole session on this process: hello, then its messages until it closes
+    (``ws`` may be one relayed from another process, app/relay.py)."""
     settings = hub.settings
-    await ws.accept()
+    if ws.application_state == WebSocketState.CONNECTING:
+        await ws.accept()
     room_code = normalize_code(code)
     try:
         message = await asyncio.wait_for(ws.receive(), settings.hello_timeout_ms / 1000)

@@ -1,0 +1,412 @@
+"""Sockets relayed to their room's home process, so a room spread over processes by a balancer
+that ignores the room is still played by one of them.
+
+Any process may commit any room (the version check keeps that correct, app/actor.py), and a
+process that holds sockets of a room catches up on every commit another one makes: it reads
+the commit's message, rebuilds the room and makes its own sockets' views and patches. With a
+room's seats spread over three processes that is three rebuilds and three sets of views per
+move, and each process's CPU per move was about twice a single process's
+(docs/benchmarks.md). So a room has a home, the process that took the room's first socket (or
+took it over from a process found gone): another process that gets a socket of the room
+accepts it and relays it, the frames the client sends to the home and the frames the home
+sends back to the client, through Redis pub/sub on each process's own channel. The home runs
+the socket's whole session (app/ws.py) on a ``RelayedSocket``; the relaying process keeps
+only the edge: the handshake, the per-address limits, and the outbound queue that drops a
+reader too slow to keep up.
+
+The home is a routing hint, never a lock: two processes that both think they are the room's
+home (one took over from another that was only slow) are correct, only slower. What the relay
+adds is what a lost relay costs, and each case ends in a state the protocol already handles:
+
+- the home stops listening (killed, or cut off from Redis): a ping with no receiver twice in a
+  row, or nothing heard for ``relay_silence_ms``, and the relaying process closes the room's
+  relayed sockets with 1012; the clients reconnect, and the home is taken over;
+- the relaying process goes silent: the home ends the sessions it relayed (the players are
+  disconnected, as when their sockets drop);
+- a message lost on the way (Redis restarted under it): every message is numbered in its
+  sender's stream to the receiver, and a gap closes the sockets relayed between the two with
+  1012 (the clients reconnect and get the whole view). While the relay's connection is down
+  nothing is numbered: a client's message gets ``unavailable`` (it retries with the same id)
+  and the home keeps its frames until the connection is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import orjson
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+
+from .connection import Connection
+from .intent import error
+from .protocol import Close, Err, dumps
+from .publisher import Publisher
+from .relay_wire import (
+    BATCH,
+    BINARY,
+    CLOSE,
+    GONE,
+    OPEN,
+    PING,
+    PONG,
+    PONG_RECORD,
+    SEQ,
+    TEXT,
+    Link,
+    RelayedSocket,
+    close_record,
+    frames_record,
+    key_bytes,
+    message_id,
+    read_batch,
+)
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .socket import RawSocket
+
+log = logging.getLogger("mercyless.relay")
+
+FORGET_AFTER_S = 300.0  # a process nothing is relayed with, unheard of this long, is forgotten
+MISSED_PINGS = 2  # pings in a row that found no receiver: the home is gone
+MAX_KEPT = 1000  # records kept for a process while the relay connection is down
+
+
+class Relay:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.origin = hub.origin
+        self.store = hub.store
+        assert hub.settings.redis_url is not None
+        self.publisher = Publisher(hub.settings.redis_url, on_ready=self._flush)
+        self.links: dict[str, Link] = {}  # relayed from here: key -> the client's socket
+        self.relayed: dict[str, RelayedSocket] = {}  # relayed to here: key -> its session's socket
+        self._keys = itertools.count(1)
+        self._batches: dict[str, list[bytes]] = {}  # node -> records for its next batch
+        self._flushing = False
+        self._heard: dict[str, float] = {}  # node -> when a message from it last came (monotonic)
+        self._missed: dict[str, int] = {}  # home -> pings in a row that found no receiver
+        self._gone: dict[str, float] = {}  # node -> until when it is not relayed to (monotonic)
+        self._alive: dict[str, float] = {}  # node -> when its heartbeat was last found fresh
+        self._task: asyncio.Task[None] | None = None
+        self._origin_bytes = bytes((len(self.origin),)) + self.origin.encode()
+        self._next_out: dict[str, int] = {}  # node -> the number of the next message to it
+        self._next_in: dict[str, int] = {}  # node -> the number its next message should carry
+        self._sessions: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._watch(), name="relay")
+        self.publisher.connect_soon()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        for link in list(self.links.values()):
+            link.conn.close(Close.RESTART)
+        self.publisher.close()
+
+    # -- the relaying side ----------------------------------------------------------------------
+
+    async def home_of(self, code: str) -> str | None:
+        """The process to relay a socket of ``code`` to; None: serve it here (this process is
+        the room's home now, or the room does not exist)."""
+        home = await self.store.claim_home(code, self.origin)
+        if home in ("", self.origin):
+            return None
+        if not await self._reachable(home):
+            home = await self.store.claim_home(code, self.origin, replacing=home)
+            if home in ("", self.origin):
+                return None
+        return home
+
+    async def _reachable(self, node: str) -> bool:
+        now = time.monotonic()
+        if self._gone.get(node, 0) > now:
+            return False
+        if now - self._alive.get(node, -1e9) < self.hub.settings.node_beat_ms / 1000:
+            return True
+        beat = await self.store.node_beat_ms(node)
+        if beat is None or self.hub.clock.now_ms() - beat > self.hub.settings.node_ttl_ms:
+            return False
+        self._alive[node] = now
+        return True
+
+    async def serve(self, ws: RawSocket, code: str, home: str) -> bool:
+        """Relay ``ws`` (not yet accepted) to ``home`` until either side closes it; False when
+        ``home`` did not listen (``ws`` is accepted then, and the caller serves it here)."""
+        settings = self.hub.settings
+        await ws.accept()
+        key = f"{self.origin}.{next(self._keys)}"
+        conn = Connection(ws, code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst,
+                          per_s=settings.rate_per_s, send_timeout_s=settings.send_timeout_s)
+        self._heard.setdefault(home, time.monotonic())
+        opening = orjson.dumps([self.origin, key, code, ws.client_host,
+                                {k: v for k, v in ws.headers.items() if k in ("origin", "host")}])
+        try:
+            listening = await self._send_waiting(home, OPEN, opening)
+        except RedisError:  # served here: its hello meets the same outage and says so
+            return False
+        if not listening:
+            self._give_up(home)
+            return False
+        # listed once the home has it: a give-up meanwhile (another socket found the home
+        # gone) must not close this socket, which is served here then
+        link = self.links[key] = Link(conn, home)
+        self.hub.metrics.relayed.set(len(self.links))
+        limit = settings.max_frame_bytes
+        prefix = key_bytes(key)
+        try:
+            while not conn.closed:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return True
+                text = message.get("text")
+                if text is not None:
+                    kind, payload = TEXT, text.encode() if len(text) <= limit else b"x" * (limit + 1)
+                else:
+                    data = message.get("bytes") or b""
+                    kind, payload = (BINARY, data) if len(data) <= limit else (TEXT, b"x" * (limit + 1))
+                # not waited for, nor answered: the next frame follows on the same connection,
+                # in order, and a home that stopped listening is found by the pings
+                self._send(home, kind, prefix + payload, functools.partial(self._relayed, link, payload))
+        finally:
+            self.links.pop(key, None)
+            self.hub.metrics.relayed.set(len(self.links))
+            if not link.closed_by_home:
+                self._send(home, GONE, prefix)
+            conn.close(Close.RESTART if not link.closed_by_home else Close.NORMAL)
+            await conn.wait_closed()
+
+    def _relayed(self, link: Link, payload: bytes, result: int | Exception) -> None:
+        if isinstance(result, Exception):  # the client retries the same id
+            link.conn.send(dumps(error(message_id(payload), Err.UNAVAILABLE, "unavailable, try again")))
+        elif not result:  # the home went away under this socket
+            self._give_up(link.home)
+
+    def _give_up(self, home: str) -> None:
+        """``home`` does not listen: close the sockets relayed to it (their clients reconnect,
+        and the room's next socket takes the room over) and relay nothing to it for a while."""
+        self._gone[home] = time.monotonic() + self.hub.settings.node_ttl_ms / 1000
+        self._missed.pop(home, None)
+        self._heard.pop(home, None)
+        self._alive.pop(home, None)
+        for link in list(self.links.values()):
+            if link.home == home:
+                link.conn.close(Close.RESTART)
+
+    def _header(self, node: str, kind: bytes) -> bytes:
+        seq = self._next_out.get(node, 0)
+        self._next_out[node] = seq + 1
+        return kind + self._origin_bytes + SEQ.pack(seq & 0xFFFFFFFF)
+
+    # A message is numbered only when it goes out on an open connection: one that could not
+    # be sent is refused (or, from the home, kept until the connection is back) and leaves no
+    # gap, so a Redis outage costs the relayed sockets nothing but the time it lasts. Only a
+    # message lost after it went out (the connection died under it) shows as a gap.
+
+    async def _send_waiting(self, node: str, kind: bytes, body: bytes) -> bool:
+        """Send to ``node``; whether anyone listened there."""
+        if not await self.publisher.until_ready():
+            raise RedisConnectionError("relay connection down")
+        return bool(await self.publisher.published(self.store.node_channel(node),
+                                                   self._header(node, kind) + body))
+
+    def _send(self, node: str, kind: bytes, body: bytes,
+              failed: Callable[[int | Exception], None] | None = None) -> bool:
+        """Send to ``node`` without waiting for Redis's answer; False when the connection is
+        down (``failed`` hears of it, and of a connection lost under the message)."""
+        if not self.publisher.ready:
+            self.publisher.connect_soon()
+            if failed is not None:
+                failed(RedisConnectionError("relay connection down"))
+            return False
+        self.publisher.publish(self.store.node_channel(node), self._header(node, kind) + body,
+                               failed, reply=False)
+        return True
+
+    def _in_order(self, sender: str, seq: int) -> bool:
+        """Whether the message numbered ``seq`` from ``sender`` follows the last one heard
+        (the first one heard from a process starts its count). After a gap nothing said
+        between the two is trusted: the sockets relayed between this process and ``sender``
+        are closed (their clients reconnect and resync)."""
+        expected = self._next_in.get(sender)
+        self._next_in[sender] = (seq + 1) & 0xFFFFFFFF
+        if expected is None or seq == expected:
+            return True
+        log.warning("relay messages from %s lost (%d, expected %d): its relayed sockets close",
+                    sender, seq, expected)
+        for link in list(self.links.values()):
+            if link.home == sender:
+                link.conn.close(Close.RESTART)
+        self._end_sessions_of(sender)
+        return False
+
+    # -- the home's side ------------------------------------------------------------------------
+
+    def send_frames(self, node: str, key: str, texts: Sequence[str | bytes]) -> None:
+        self._queue(node, frames_record(key, texts))
+
+    def send_close(self, node: str, key: str, code: int) -> None:
+        self._queue(node, close_record(key, code))
+
+    def _queue(self, node: str, record: bytes) -> None:
+        batch = self._batches.get(node)
+        if batch is None:
+            batch = self._batches[node] = []
+        batch.append(record)
+        if not self._flushing:
+            self._flushing = True
+            # every frame this loop turn makes (a move's patches to each relayed seat) in one
+            # message to each process
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flushing = False
+        if not self._batches:
+            return
+        if not self.publisher.ready:  # kept, in order, until the connection is back
+            self.publisher.connect_soon()
+            for node, records in list(self._batches.items()):
+                if len(records) > MAX_KEPT:
+                    log.warning("relay to %s down too long: its relayed sessions end", node)
+                    del self._batches[node]
+                    self._end_sessions_of(node)
+            return
+        batches, self._batches = self._batches, {}
+        for node, records in batches.items():
+            self._send(node, BATCH, b"".join(records))
+
+    def _end_sessions_of(self, node: str) -> None:
+        for ws in list(self.relayed.values()):
+            if ws.node == node:
+                ws.feed({"type": "websocket.disconnect", "code": Close.RESTART})
+
+    def _open(self, body: bytes) -> None:
+        node, key, code, client_host, headers = orjson.loads(body)
+        self._heard[node] = time.monotonic()
+        ws = self.relayed[key] = RelayedSocket(self, node, key, code, client_host, headers)
+        task = asyncio.create_task(self._session(ws), name=f"relayed-{key}")
+        self._sessions.add(task)  # held: the loop keeps only weak references to tasks
+        task.add_done_callback(self._sessions.discard)
+
+    async def _session(self, ws: RelayedSocket) -> None:
+        from .ws import session  # the session imports the hub, which holds this relay
+
+        try:
+            await session(ws, self.hub, ws.code)  # type: ignore[arg-type]
+        except Exception:
+            log.exception("relayed session failed", extra={"room": ws.code})
+        finally:
+            self.relayed.pop(ws.key, None)
+            await ws.close(Close.NORMAL)
+
+    # -- both sides -----------------------------------------------------------------------------
+
+    def on_message(self, data: bytes) -> None:
+        """A message on this process's channel: kind, sender, number, then what it carries."""
+        kind = data[:1]
+        size = data[1]
+        sender = data[2:2 + size].decode()
+        (seq,) = SEQ.unpack_from(data, 2 + size)
+        body = memoryview(data)[6 + size:]
+        self._heard[sender] = time.monotonic()
+        self._in_order(sender, seq)  # a gap closes what it concerns; this message still counts
+        if kind == BATCH:
+            self._missed.pop(sender, None)
+            self._batch(body)
+        elif kind == OPEN:
+            self._open(bytes(body))
+        elif kind == PING:
+            self._queue(sender, PONG_RECORD)
+        else:
+            size = body[0]
+            ws = self.relayed.get(bytes(body[1:1 + size]).decode())
+            if ws is None:
+                return
+            payload = bytes(body[1 + size:])
+            if kind == TEXT:
+                ws.feed({"type": "websocket.receive", "text": payload.decode("utf-8", "replace")})
+            elif kind == BINARY:
+                ws.feed({"type": "websocket.receive", "bytes": payload})
+            elif kind == GONE:
+                ws.feed({"type": "websocket.disconnect", "code": Close.NORMAL})
+
+    def _batch(self, data: memoryview) -> None:
+        for kind, key, count, frames in read_batch(data):
+            if kind == PONG:  # the batch was heard: nothing more to do
+                continue
+            link = self.links.get(key)
+            if link is None:  # a socket gone meanwhile
+                continue
+            if kind == CLOSE:
+                link.closed_by_home = True
+                link.conn.close(count)
+            else:
+                link.conn.send_frames(frames)
+
+    def heard_again(self) -> None:
+        """This process's channel is listened to again after a lost connection: whoever was
+        silent meanwhile gets a fresh hearing."""
+        now = time.monotonic()
+        for node in self._heard:
+            self._heard[node] = now
+        self._missed.clear()
+
+    async def _watch(self) -> None:
+        settings = self.hub.settings
+        every = settings.relay_ping_ms / 1000
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self._check(settings.relay_silence_ms / 1000)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("relay check failed")
+
+    async def _check(self, silence_s: float) -> None:
+        if self.publisher.unanswered_for() > silence_s:
+            log.warning("relay publisher connection stalled: reconnecting")
+            self.publisher.abort()
+        self._flush()  # frames kept while the connection was down
+        subscriber = self.hub.subscriber
+        if subscriber is None or not subscriber.connected.is_set():
+            return  # deaf ourselves: nobody is judged (heard_again restarts the count)
+        now = time.monotonic()
+        for home in {link.home for link in self.links.values()}:
+            try:
+                listening = await self._send_waiting(home, PING, b"")
+            except RedisError:
+                continue
+            missed = 0 if listening else self._missed.get(home, 0) + 1
+            self._missed[home] = missed
+            if missed >= MISSED_PINGS or now - self._heard.get(home, now) > silence_s:
+                log.warning("relay home %s gone", home)
+                self._give_up(home)
+        for node in {ws.node for ws in self.relayed.values()}:
+            if now - self._heard.get(node, now) > silence_s:
+                log.warning("relaying process %s silent: its sockets end", node)
+                self._end_sessions_of(node)
+                self._heard.pop(node, None)
+        for node in [n for n, until in self._gone.items() if until <= now]:
+            del self._gone[node]
+        self._forget_idle(now)
+
+    def _forget_idle(self, now: float) -> None:
+        """What is known of processes nothing is relayed with any more goes after a while (each
+        restart is a new process id; an old count starts over harmlessly: a gap closes only
+        the sockets relayed with the sender, and there are none)."""
+        in_use = {link.home for link in self.links.values()} | {ws.node for ws in self.relayed.values()}
+        known = self._heard.keys() | self._next_in.keys() | self._next_out.keys() | self._alive.keys()
+        for node in known - in_use:
+            last = max(self._heard.get(node, 0.0), self._alive.get(node, 0.0))
+            if now - last > FORGET_AFTER_S:
+                for table in (self._heard, self._next_in, self._next_out, self._missed, self._alive):
+                    table.pop(node, None)

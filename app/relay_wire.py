@@ -1,0 +1,140 @@
+"""What the relay (app/relay.py) sends between processes, and the two ends of a relayed socket:
+``RelayedSocket`` on the room's home, ``Link`` on the process the client reached.
+
+Every message starts with its kind, its sender's id and its number in the sender's stream to
+the receiving process. Toward the home a message carries one socket's event (``OPEN`` with the
+socket's room and address, a text or binary frame, ``GONE``) or a ``PING``; toward the
+relaying process it is a ``BATCH`` of records (a socket's frames, a close with its code, a pong),
+every record the home made in one turn of its loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from starlette.datastructures import Headers
+from starlette.websockets import WebSocketState
+
+from .protocol import BadMessage, Close, parse_json
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .relay import Relay
+
+# to the home (one publish each; its receiver count tells whether the home listens)
+OPEN, TEXT, BINARY, GONE, PING = b"o", b"t", b"b", b"g", b"p"
+# to the relaying process: a batch of records, in the order the home made them
+BATCH = b"B"
+FRAMES, CLOSE, PONG = 0, 1, 2
+SEQ = struct.Struct("!I")  # each message's place in its sender's stream to this process
+_KEY = struct.Struct("!BB")  # record kind, key length
+_COUNT = struct.Struct("!H")
+_SIZE = struct.Struct("!I")
+
+PONG_RECORD = _KEY.pack(PONG, 0) + _COUNT.pack(0)
+
+
+def frames_record(key: str, texts: Sequence[str | bytes]) -> bytes:
+    raw = key.encode()
+    parts = [_KEY.pack(FRAMES, len(raw)), raw, _COUNT.pack(len(texts))]
+    for text in texts:
+        data = text if type(text) is bytes else text.encode()  # type: ignore[union-attr]
+        parts.append(_SIZE.pack(len(data)))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def close_record(key: str, code: int) -> bytes:
+    raw = key.encode()
+    return _KEY.pack(CLOSE, len(raw)) + raw + _COUNT.pack(code)
+
+
+def read_batch(data: memoryview) -> Iterator[tuple[int, str, int, list[bytes]]]:
+    """A batch's records: (kind, socket key, frame count or close code, frames)."""
+    at, end = 0, len(data)
+    while at < end:
+        kind, size = _KEY.unpack_from(data, at)
+        at += 2
+        key = bytes(data[at:at + size]).decode()
+        at += size
+        (count,) = _COUNT.unpack_from(data, at)
+        at += 2
+        frames = []
+        if kind == FRAMES:
+            for _ in range(count):
+                (length,) = _SIZE.unpack_from(data, at)
+                at += 4
+                frames.append(bytes(data[at:at + length]))
+                at += length
+        yield kind, key, count, frames
+
+
+class RelayedSocket:
+    """On the home: the socket of a player connected to another process, as app/ws.py's
+    session sees a socket. Frames written to it go to that process in the next batch."""
+
+    __slots__ = ("_inbox", "_relay", "application_state", "client_host", "code", "headers", "key", "node")
+
+    def __init__(self, relay: Relay, node: str, key: str, code: str, client_host: str,
+                 headers: dict[str, str]) -> None:
+        self._relay = relay
+        self.node = node
+        self.key = key
+        self.code = code
+        self.client_host = client_host
+        self.headers = Headers(headers)
+        self.application_state = WebSocketState.CONNECTED  # the relaying process accepted it
+        self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def accept(self) -> None:
+        return None
+
+    async def receive(self) -> dict[str, Any]:
+        return await self._inbox.get()
+
+    def feed(self, message: dict[str, Any]) -> None:
+        self._inbox.put_nowait(message)
+
+    def write_frames(self, texts: Sequence[str | bytes]) -> bool:
+        if self.application_state != WebSocketState.DISCONNECTED:
+            self._relay.send_frames(self.node, self.key, texts)
+        return True  # never waits: the relaying process's own queue does
+
+    async def send_text(self, text: str | bytes) -> None:
+        self.write_frames((text,))
+
+    async def close(self, code: int = Close.NORMAL) -> None:
+        if self.application_state == WebSocketState.DISCONNECTED:
+            return
+        self.application_state = WebSocketState.DISCONNECTED
+        self._relay.send_close(self.node, self.key, code)
+        self.feed({"type": "websocket.disconnect", "code": code})
+
+
+class Link:
+    """On the relaying process: a client's socket whose session runs on ``home``."""
+
+    __slots__ = ("closed_by_home", "conn", "home")
+
+    def __init__(self, conn: Connection, home: str) -> None:
+        self.conn = conn
+        self.home = home
+        self.closed_by_home = False
+
+
+def key_bytes(key: str) -> bytes:
+    raw = key.encode()
+    return bytes((len(raw),)) + raw
+
+
+def message_id(payload: bytes) -> str | None:
+    """The ``id`` of a client's frame, if it has a usable one (for an error answered at the edge)."""
+    try:
+        raw = parse_json(payload.decode("utf-8", "replace"))
+    except BadMessage:
+        return None
+    msg_id = raw.get("id") if isinstance(raw, dict) else None
+    return msg_id if isinstance(msg_id, str) and len(msg_id) <= 64 else None

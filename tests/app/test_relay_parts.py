@@ -1,0 +1,188 @@
+"""The relay's parts in one process: its message format and numbering (app/relay.py), and the
+publisher under it (app/publisher.py) against the real Redis and a Redis that refuses
+``CLIENT REPLY``."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import hiredis
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from app.metrics import Metrics
+from app.publisher import Publisher
+from app.relay import Relay
+from app.relay_wire import BATCH, Link, RelayedSocket
+
+from .harness import REAL_REDIS, free_port, real_redis_available
+
+
+class FakeConn:
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.closed_with: int | None = None
+
+    def send_frames(self, frames: list[bytes]) -> None:
+        self.frames.extend(frames)
+
+    def close(self, code: int) -> None:
+        self.closed_with = code
+
+
+def relay_named(origin: str) -> Relay:
+    store = SimpleNamespace(node_channel=lambda node: f"t:node:{node}")
+    hub = SimpleNamespace(origin=origin, store=store, metrics=Metrics(),
+                          settings=SimpleNamespace(redis_url="redis://127.0.0.1:1/0", node_ttl_ms=15_000))
+    return Relay(hub)  # type: ignore[arg-type]
+
+
+def wire(sender: Relay, receiver: Relay) -> list[bytes]:
+    """What ``sender`` sends goes to ``receiver`` (and is kept, in order)."""
+    sent: list[bytes] = []
+
+    def send(node: str, kind: bytes, body: bytes, failed: Any = None) -> bool:
+        message = sender._header(node, kind) + body
+        sent.append(message)
+        receiver.on_message(message)
+        return True
+
+    sender._send = send  # type: ignore[method-assign]
+    sender.publisher = SimpleNamespace(ready=True)  # type: ignore[assignment]
+    return sent
+
+
+async def test_a_batch_carries_each_sockets_frames_and_closes_in_order():
+    home, edge = relay_named("home1"), relay_named("edge1")
+    sent = wire(home, edge)
+    ann, bob = FakeConn(), FakeConn()
+    edge.links["edge1.1"] = Link(ann, "home1")  # type: ignore[arg-type]
+    edge.links["edge1.2"] = Link(bob, "home1")  # type: ignore[arg-type]
+    big = b"x" * 70_000  # past a 16-bit length
+    home.send_frames("edge1", "edge1.1", [b'{"type":"patch"}', "é" * 3])
+    home.send_frames("edge1", "edge1.2", [big])
+    home.send_frames("edge1", "edge1.1", [b""])
+    home.send_close("edge1", "edge1.2", 4409)
+    home.send_frames("edge1", "edge1.9", [b"nobody"])  # a socket gone meanwhile: dropped
+    home._flush()
+    assert len(sent) == 1 and sent[0][:1] == BATCH  # one message for the loop turn's frames
+    assert ann.frames == [b'{"type":"patch"}', "é".encode() * 3, b""]
+    assert bob.frames == [big] and bob.closed_with == 4409
+    assert edge.links["edge1.2"].closed_by_home and not edge.links["edge1.1"].closed_by_home
+
+
+async def test_a_gap_in_a_senders_numbers_closes_the_sockets_relayed_with_it():
+    home, edge, other = relay_named("home2"), relay_named("edge2"), relay_named("other")
+    wire(home, edge)
+    near, far = FakeConn(), FakeConn()
+    edge.links["edge2.1"] = Link(near, "home2")  # type: ignore[arg-type]
+    edge.links["edge2.2"] = Link(far, "other")  # type: ignore[arg-type]
+    relayed = RelayedSocket(edge, "home2", "home2.7", "ABCDEF", "1.2.3.4", {})
+    edge.relayed["home2.7"] = relayed  # (relayed both ways between the same two processes)
+    assert other is not None
+    home.send_frames("edge2", "edge2.1", [b"a"])
+    home._flush()
+    home.send_frames("edge2", "edge2.1", [b"b"])
+    home._flush()
+    assert near.frames == [b"a", b"b"] and near.closed_with is None
+    home._next_out["edge2"] += 1  # a message lost on the way
+    home.send_frames("edge2", "edge2.1", [b"d"])
+    home._flush()
+    assert near.closed_with == 1012  # the client reconnects and gets the whole view
+    assert far.closed_with is None  # relayed to another home: untouched
+    assert (await relayed.receive())["type"] == "websocket.disconnect"
+    # the count goes on from there
+    home.send_frames("edge2", "edge2.1", [b"e"])
+    home._flush()
+    assert edge._in_order("home2", home._next_out["edge2"]) is True
+
+
+@pytest.fixture
+def real():
+    if not real_redis_available():
+        pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
+    return REAL_REDIS
+
+
+async def test_publishes_arrive_in_order_with_or_without_a_reply(real):
+    listener = aioredis.from_url(real)
+    pubsub = listener.pubsub()
+    await pubsub.subscribe("t:relay-order")
+    publisher = Publisher(real)
+    assert await publisher.until_ready()
+    counts: list[int | Exception] = []
+    for i in range(200):
+        if i % 3 == 0:
+            publisher.publish("t:relay-order", b"%d" % i, counts.append)
+        else:
+            publisher.publish("t:relay-order", b"%d" % i, None, reply=False)
+    assert await publisher.published("t:relay-order", b"last") == 1
+    assert counts == [1] * 67  # every reply asked for, and only those
+    got = []
+    deadline = asyncio.get_running_loop().time() + 10
+    while len(got) < 201 and asyncio.get_running_loop().time() < deadline:
+        # (None for the subscription's own confirmation)
+        message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
+        if message is not None:
+            got.append(message["data"])
+    assert got == [b"%d" % i for i in range(200)] + [b"last"]
+    assert await publisher.published("t:relay-nobody", b"x") == 0
+    publisher.close()
+    await pubsub.aclose()
+    await listener.aclose()
+
+
+async def test_an_unreachable_redis_answers_every_publish_with_an_error():
+    publisher = Publisher(f"redis://127.0.0.1:{free_port()}/0")
+    results: list[int | Exception] = []
+    publisher.publish("t:x", b"1", results.append)
+    with pytest.raises(RedisConnectionError):
+        await publisher.published("t:x", b"2")
+    assert len(results) == 1 and isinstance(results[0], RedisConnectionError)
+    assert not await publisher.until_ready()
+
+
+async def test_a_redis_that_refuses_client_reply_gets_publishes_with_replies():
+    """A managed Redis may refuse CLIENT: the publisher then asks for every reply."""
+    commands: list[list[bytes]] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parser = hiredis.Reader()
+        while data := await reader.read(65536):
+            parser.feed(data)
+            while (command := parser.gets()) is not False:
+                commands.append(command)
+                writer.write(b"-ERR unknown command 'CLIENT'\r\n" if command[0] == b"CLIENT" else b":1\r\n")
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    publisher = Publisher(f"redis://127.0.0.1:{port}/0")
+    assert await publisher.until_ready()
+    lost: asyncio.Future[int | Exception] = asyncio.get_running_loop().create_future()
+    publisher.publish("t:x", b"skipped", None, reply=False)
+    publisher.publish("t:x", b"counted", lost.set_result)
+    # the replies no longer pair with the publishes: the connection is dropped, and a publish
+    # waiting for its reply learns it was lost
+    assert isinstance(await asyncio.wait_for(lost, 5), RedisConnectionError)
+    assert publisher.skips is False
+    assert await publisher.until_ready()
+    assert await publisher.published("t:x", b"after") == 1
+    assert [c[0] for c in commands[-1:]] == [b"PUBLISH"]
+    publisher.close()
+    server.close()
+    await server.wait_closed()
+
+
+async def test_what_is_known_of_processes_no_longer_relayed_with_is_forgotten():
+    relay = relay_named("here")
+    relay.links["here.1"] = Link(FakeConn(), "busy")  # type: ignore[arg-type]
+    for node in ("busy", "old", "recent"):
+        relay._next_in[node] = relay._next_out[node] = 7
+    relay._heard.update({"busy": 0.0, "old": 0.0, "recent": 1000.0})
+    relay._forget_idle(now=1100.0)
+    assert set(relay._next_in) == set(relay._next_out) == {"busy", "recent"}  # in use, or heard of lately
+    relay._forget_idle(now=1400.0)
+    assert set(relay._next_in) == {"busy"}
