@@ -238,7 +238,9 @@ async def start_rooms(rooms: list[Room]) -> None:
 async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: int, clients: int,
                    rate: float | None, duration: float, spread: bool = True) -> dict[str, Any]:
     """Drive ``rooms_n`` rooms; with several server ``url``s, a room's players are spread over
-    them (seat i on server i mod n; with ``spread=False`` room r is on server r mod n), and
+    them (seat i of room r on server (r + i) mod n, so the rooms' first sockets, and with them
+    their homes, are shared out as a balancer that ignores the room shares them; with
+    ``spread=False`` room r is on server r mod n), and
     ``pid`` lists every server process (CPU is summed)."""
     urls = [url] if isinstance(url, str) else url
     pids = [] if pid is None else [pid] if isinstance(pid, int) else pid
@@ -248,7 +250,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
     stop = asyncio.Event()
     for room in rooms:
         stats.seats[room.code] = clients
-    tasks = [asyncio.create_task(p.run(urls[(i if spread else r) % len(urls)], stats, stop))
+    tasks = [asyncio.create_task(p.run(urls[(r + i if spread else r) % len(urls)], stats, stop))
              for r, room in enumerate(rooms) for i, p in enumerate(room.players)]
     await start_rooms(rooms)
     drivers = [asyncio.create_task(room.drive()) for room in rooms]

@@ -9,8 +9,10 @@ n. Two routings (``--routing``, both by default):
 
 - ``room``: room r's players all on process r mod n, as a balancer that routes WebSockets by room
   code does (deploy/nginx.conf): a room's commits stay on its process;
-- ``spread``: seat i of every room on process i mod n, as a balancer that ignores the room does:
-  every commit crosses processes through Redis (the worst case).
+- ``spread``: seat i of room r on process (r + i) mod n, as a balancer that ignores the room
+  does: every room has players on every process (the worst case). Each room is played on its
+  home, the process of its first socket (app/relay.py); the other processes relay their
+  sockets to it.
 
 With ``--per-process`` the rooms are ``--rooms`` for each process (n processes drive n times as
 many rooms): each process then carries the same load as the single one, so the ratio shows the
