@@ -63,6 +63,7 @@ from .relay_wire import (
     RelayedSocket,
     close_record,
     frames_record,
+    is_ping,
     key_bytes,
     message_id,
     read_batch,
@@ -100,6 +101,7 @@ class Relay:
         self._next_out: dict[str, int] = {}  # node -> the number of the next message to it
         self._next_in: dict[str, int] = {}  # node -> the number its next message should carry
         self._sessions: set[asyncio.Task[None]] = set()
+        self._gone_later: list[tuple[str, bytes]] = []  # sockets closed while the relay was down
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._watch(), name="relay")
@@ -144,14 +146,17 @@ class Relay:
         settings = self.hub.settings
         await ws.accept()
         key = f"{self.origin}.{next(self._keys)}"
-        conn = Connection(ws, code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst,
-                          per_s=settings.rate_per_s, send_timeout_s=settings.send_timeout_s)
+        # the home applies the rate limit; this one, twice as loose, only keeps a flood from
+        # piling up in the home's inbox (a local socket's flood waits in the socket instead)
+        conn = Connection(ws, code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst * 2,
+                          per_s=settings.rate_per_s * 2, send_timeout_s=settings.send_timeout_s)
         self._heard.setdefault(home, time.monotonic())
         opening = orjson.dumps([self.origin, key, code, ws.client_host,
                                 {k: v for k, v in ws.headers.items() if k in ("origin", "host")}])
         try:
-            listening = await self._send_waiting(home, OPEN, opening)
-        except RedisError:  # served here: its hello meets the same outage and says so
+            listening = await asyncio.wait_for(self._send_waiting(home, OPEN, opening),
+                                               settings.relay_silence_ms / 1000)
+        except (RedisError, TimeoutError):  # served here: its hello meets the same outage
             return False
         if not listening:
             self._give_up(home)
@@ -173,20 +178,39 @@ class Relay:
                 else:
                     data = message.get("bytes") or b""
                     kind, payload = (BINARY, data) if len(data) <= limit else (TEXT, b"x" * (limit + 1))
+                if not conn.bucket.take():
+                    conn.send(dumps(error(message_id(payload), Err.RATE_LIMITED, "slow down")))
+                    continue
                 # not waited for, nor answered: the next frame follows on the same connection,
                 # in order, and a home that stopped listening is found by the pings
-                self._send(home, kind, prefix + payload, functools.partial(self._relayed, link, payload))
+                if not self._send(home, kind, prefix + payload, functools.partial(self._lost, link)):
+                    self._unsent(link, payload)
+                link.sent += 1
         finally:
             self.links.pop(key, None)
             self.hub.metrics.relayed.set(len(self.links))
-            if not link.closed_by_home:
-                self._send(home, GONE, prefix)
+            if not link.closed_by_home and not self._send(home, GONE, prefix):
+                self._gone_later.append((home, prefix))  # a session must not outlive its socket
             conn.close(Close.RESTART if not link.closed_by_home else Close.NORMAL)
             await conn.wait_closed()
 
-    def _relayed(self, link: Link, payload: bytes, result: int | Exception) -> None:
-        if isinstance(result, Exception):  # the client retries the same id
+    def _unsent(self, link: Link, payload: bytes) -> None:
+        """A client's frame the relay connection could not take: a hello ends the socket (the
+        client tries again), a ping is answered here, a message gets ``unavailable`` (the
+        client retries the same id)."""
+        if not link.sent:
+            link.conn.close(Close.TRY_AGAIN_LATER)
+        elif is_ping(payload):
+            link.conn.send('{"type":"pong"}')
+        else:
             link.conn.send(dumps(error(message_id(payload), Err.UNAVAILABLE, "unavailable, try again")))
+
+    def _lost(self, link: Link, result: int | Exception) -> None:
+        """A frame that went out and whose fate is unknown (the connection was lost under it, or
+        nobody listened): answering it here could contradict the home's answer, so the socket
+        closes and the client reconnects and retries."""
+        if isinstance(result, Exception):
+            link.conn.close(Close.RESTART)
         elif not result:  # the home went away under this socket
             self._give_up(link.home)
 
@@ -221,11 +245,9 @@ class Relay:
     def _send(self, node: str, kind: bytes, body: bytes,
               failed: Callable[[int | Exception], None] | None = None) -> bool:
         """Send to ``node`` without waiting for Redis's answer; False when the connection is
-        down (``failed`` hears of it, and of a connection lost under the message)."""
+        down (nothing was sent). ``failed`` hears of a connection lost under the message."""
         if not self.publisher.ready:
             self.publisher.connect_soon()
-            if failed is not None:
-                failed(RedisConnectionError("relay connection down"))
             return False
         self.publisher.publish(self.store.node_channel(node), self._header(node, kind) + body,
                                failed, reply=False)
@@ -238,7 +260,7 @@ class Relay:
         are closed (their clients reconnect and resync)."""
         expected = self._next_in.get(sender)
         self._next_in[sender] = (seq + 1) & 0xFFFFFFFF
-        if expected is None or seq == expected:
+        if expected is None or seq in (expected, 0):  # 0: the sender starts its count over
             return True
         log.warning("relay messages from %s lost (%d, expected %d): its relayed sockets close",
                     sender, seq, expected)
@@ -269,7 +291,7 @@ class Relay:
 
     def _flush(self) -> None:
         self._flushing = False
-        if not self._batches:
+        if not self._batches and not self._gone_later:
             return
         if not self.publisher.ready:  # kept, in order, until the connection is back
             self.publisher.connect_soon()
@@ -279,14 +301,19 @@ class Relay:
                     del self._batches[node]
                     self._end_sessions_of(node)
             return
+        gone, self._gone_later = self._gone_later, []
+        for home, prefix in gone:
+            self._send(home, GONE, prefix)
         batches, self._batches = self._batches, {}
         for node, records in batches.items():
             self._send(node, BATCH, b"".join(records))
 
     def _end_sessions_of(self, node: str) -> None:
+        """End the sessions relayed from ``node``; their clients are told to reconnect (1012),
+        if the close reaches them."""
         for ws in list(self.relayed.values()):
             if ws.node == node:
-                ws.feed({"type": "websocket.disconnect", "code": Close.RESTART})
+                ws.end(Close.RESTART)
 
     def _open(self, body: bytes) -> None:
         node, key, code, client_host, headers = orjson.loads(body)
@@ -372,7 +399,7 @@ class Relay:
                 log.exception("relay check failed")
 
     async def _check(self, silence_s: float) -> None:
-        if self.publisher.unanswered_for() > silence_s:
+        if self.publisher.stalled(silence_s):
             log.warning("relay publisher connection stalled: reconnecting")
             self.publisher.abort()
         self._flush()  # frames kept while the connection was down
@@ -380,10 +407,13 @@ class Relay:
         if subscriber is None or not subscriber.connected.is_set():
             return  # deaf ourselves: nobody is judged (heard_again restarts the count)
         now = time.monotonic()
-        for home in {link.home for link in self.links.values()}:
-            try:
-                listening = await self._send_waiting(home, PING, b"")
-            except RedisError:
+        homes = list({link.home for link in self.links.values()})
+        answers = await asyncio.gather(*(asyncio.wait_for(self._send_waiting(home, PING, b""), silence_s)
+                                         for home in homes), return_exceptions=True)
+        for home, listening in zip(homes, answers, strict=True):
+            if isinstance(listening, BaseException):  # our own connection: the stall check's
+                if isinstance(listening, asyncio.CancelledError):
+                    raise listening
                 continue
             missed = 0 if listening else self._missed.get(home, 0) + 1
             self._missed[home] = missed

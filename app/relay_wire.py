@@ -107,6 +107,11 @@ class RelayedSocket:
         self.write_frames((text,))
 
     async def close(self, code: int = Close.NORMAL) -> None:
+        self.end(code)
+
+    def end(self, code: int) -> None:
+        """Close: the relaying process closes the client's socket with ``code``, and the
+        session reading this socket sees it go."""
         if self.application_state == WebSocketState.DISCONNECTED:
             return
         self.application_state = WebSocketState.DISCONNECTED
@@ -117,12 +122,13 @@ class RelayedSocket:
 class Link:
     """On the relaying process: a client's socket whose session runs on ``home``."""
 
-    __slots__ = ("closed_by_home", "conn", "home")
+    __slots__ = ("closed_by_home", "conn", "home", "sent")
 
     def __init__(self, conn: Connection, home: str) -> None:
         self.conn = conn
         self.home = home
         self.closed_by_home = False
+        self.sent = 0  # the client's frames relayed so far (the first is its hello)
 
 
 def key_bytes(key: str) -> bytes:
@@ -138,3 +144,11 @@ def message_id(payload: bytes) -> str | None:
         return None
     msg_id = raw.get("id") if isinstance(raw, dict) else None
     return msg_id if isinstance(msg_id, str) and len(msg_id) <= 64 else None
+
+
+def is_ping(payload: bytes) -> bool:
+    try:
+        raw = parse_json(payload.decode("utf-8", "replace"))
+    except BadMessage:
+        return False
+    return isinstance(raw, dict) and raw.get("type") == "ping"

@@ -156,3 +156,30 @@ async def test_a_socket_for_a_room_that_does_not_exist_is_refused_without_a_home
     await ws.send(json.dumps({"type": "hello", "token": "x" * 16}))
     await asyncio.wait_for(ws.wait_closed(), 10)
     assert ws.close_code == 4404
+
+
+async def test_a_relayed_flood_gets_one_answer_per_message_and_never_piles_up_on_the_home():
+    """The home applies the rate limit; the relaying process, twice as loose, answers the rest
+    of a flood itself."""
+    if not real_redis_available():
+        pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
+    limits = {**FAST, "rate_burst": 5, "rate_per_s": 1}
+    home = ServerProcess(redis="real", **limits).start()
+    edge = ServerProcess(redis="real", prefix=home.prefix, **limits).start()
+    try:
+        host = home.create("Ann")
+        guest = home.join(host["code"], "Bob")
+        await Client(home, host["code"], host["token"]).connect()
+        bob = await Client(edge, host["code"], guest["token"]).connect()
+        ids = [f"f{i}" for i in range(40)]
+        for mid in ids:
+            await bob.send_raw(json.dumps({"type": "sync", "id": mid}))
+        await bob.until(lambda m: all(i in bob.answers for i in ids), timeout=20)
+        answers = [bob.answers[i] for i in ids]
+        codes = [a.get("code") for a in answers if a["type"] == "error"]
+        assert set(codes) == {"rate_limited"}
+        assert 40 - 10 - 2 <= len(codes) <= 40 - 5  # at most the edge's burst reached the home
+        assert sum(1 for m in bob.messages if m["type"] in ("ack", "error") and m.get("id") in ids) == 40
+    finally:
+        errors = home.stop() + edge.stop()
+    assert "Traceback" not in errors, errors[-3000:]

@@ -5,6 +5,7 @@ publisher under it (app/publisher.py) against the real Redis and a Redis that re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from types import SimpleNamespace
 from typing import Any
 
@@ -130,6 +131,7 @@ async def test_publishes_arrive_in_order_with_or_without_a_reply(real):
             got.append(message["data"])
     assert got == [b"%d" % i for i in range(200)] + [b"last"]
     assert await publisher.published("t:relay-nobody", b"x") == 0
+    assert publisher.skips  # this Redis honours CLIENT REPLY SKIP (the probe found it)
     publisher.close()
     await pubsub.aclose()
     await listener.aclose()
@@ -146,31 +148,39 @@ async def test_an_unreachable_redis_answers_every_publish_with_an_error():
 
 
 async def test_a_redis_that_refuses_client_reply_gets_publishes_with_replies():
-    """A managed Redis may refuse CLIENT: the publisher then asks for every reply."""
+    """A managed Redis may refuse CLIENT: the probe on each new connection finds out, and every
+    publish asks for its reply there."""
     commands: list[list[bytes]] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = hiredis.Reader()
-        while data := await reader.read(65536):
-            parser.feed(data)
-            while (command := parser.gets()) is not False:
-                commands.append(command)
-                writer.write(b"-ERR unknown command 'CLIENT'\r\n" if command[0] == b"CLIENT" else b":1\r\n")
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while (command := parser.gets()) is not False:
+                    commands.append(command)
+                    if command[0] == b"CLIENT":
+                        writer.write(b"-ERR unknown command 'CLIENT'\r\n")
+                    elif command[0] == b"ECHO":
+                        writer.write(b"$%d\r\n%b\r\n" % (len(command[1]), command[1]))
+                    else:
+                        writer.write(b":1\r\n")
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     publisher = Publisher(f"redis://127.0.0.1:{port}/0")
     assert await publisher.until_ready()
-    lost: asyncio.Future[int | Exception] = asyncio.get_running_loop().create_future()
-    publisher.publish("t:x", b"skipped", None, reply=False)
-    publisher.publish("t:x", b"counted", lost.set_result)
-    # the replies no longer pair with the publishes: the connection is dropped, and a publish
-    # waiting for its reply learns it was lost
-    assert isinstance(await asyncio.wait_for(lost, 5), RedisConnectionError)
+    counts: list[int | Exception] = []
+    publisher.publish("t:x", b"early", counts.append)  # sent before the probe's answer
+    assert await publisher.published("t:x", b"probed") == 1
     assert publisher.skips is False
-    assert await publisher.until_ready()
-    assert await publisher.published("t:x", b"after") == 1
-    assert [c[0] for c in commands[-1:]] == [b"PUBLISH"]
+    publisher.publish("t:x", b"no reply wanted", None, reply=False)
+    assert await publisher.published("t:x", b"last") == 1
+    assert counts == [1]
+    # no CLIENT REPLY SKIP after the probe: the replies still pair with their publishes
+    assert [c[0] for c in commands].count(b"CLIENT") == 1
+    published = [c[2] for c in commands if c[0] == b"PUBLISH"]
+    assert published == [b"early", b"probed", b"no reply wanted", b"last"]
     publisher.close()
     server.close()
     await server.wait_closed()
@@ -186,3 +196,50 @@ async def test_what_is_known_of_processes_no_longer_relayed_with_is_forgotten():
     assert set(relay._next_in) == set(relay._next_out) == {"busy", "recent"}  # in use, or heard of lately
     relay._forget_idle(now=1400.0)
     assert set(relay._next_in) == {"busy"}
+
+
+async def test_a_connection_lost_as_it_opens_fails_its_publishes_and_the_next_pairs_right():
+    """Replies pair with the commands of their own connection only."""
+    accepted = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal accepted
+        accepted += 1
+        if accepted == 1:  # the first connection is dropped at once
+            writer.transport.abort()
+            return
+        parser = hiredis.Reader()
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while (command := parser.gets()) is not False:
+                    if command[0] == b"PUBLISH":
+                        writer.write(b":%d\r\n" % len(command[2]))  # the payload's length
+                    elif command[0] == b"ECHO":
+                        writer.write(b"$%d\r\n%b\r\n" % (len(command[1]), command[1]))
+                    else:
+                        writer.write(b"+OK\r\n")
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    publisher = Publisher(f"redis://127.0.0.1:{port}/0")
+    with pytest.raises(RedisConnectionError):
+        await publisher.published("t:x", b"1")
+    # (a failed attempt is not repeated for RETRY_AFTER_S; this one found the connection open)
+    publisher._failed_at = -1e9
+    assert await publisher.published("t:x", b"22") == 2
+    assert await publisher.published("t:x", b"333") == 3
+    publisher.close()
+    server.close()
+    await server.wait_closed()
+
+
+async def test_a_socket_closed_while_the_relay_was_down_is_reported_once_it_is_back():
+    home, edge = relay_named("home3"), relay_named("edge3")
+    wire(edge, home)
+    session = RelayedSocket(home, "edge3", "edge3.4", "ABCDEF", "1.2.3.4", {})
+    home.relayed["edge3.4"] = session
+    edge._gone_later.append(("home3", b"\x07edge3.4"))
+    edge._flush()
+    assert (await session.receive())["type"] == "websocket.disconnect"
+    assert edge._gone_later == []
