@@ -101,6 +101,31 @@ async def test_a_gap_in_a_senders_numbers_closes_the_sockets_relayed_with_it():
     assert edge._in_order("home2", home._next_out["edge2"]) is True
 
 
+def fake_redis(answer: Any, drop_first: bool = False):
+    """A TCP server that answers each RESP command with ``answer(command)`` (the first
+    connection dropped at once with ``drop_first``)."""
+    accepted = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal accepted
+        accepted += 1
+        if drop_first and accepted == 1:
+            writer.transport.abort()
+            return
+        parser = hiredis.Reader()
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while (command := parser.gets()) is not False:
+                    writer.write(answer(command))
+
+    return asyncio.start_server(serve, "127.0.0.1", 0)
+
+
+def echo(command: list[bytes]) -> bytes | None:
+    return b"$%d\r\n%b\r\n" % (len(command[1]), command[1]) if command[0] == b"ECHO" else None
+
+
 @pytest.fixture
 def real():
     if not real_redis_available():
@@ -152,21 +177,13 @@ async def test_a_redis_that_refuses_client_reply_gets_publishes_with_replies():
     publish asks for its reply there."""
     commands: list[list[bytes]] = []
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        parser = hiredis.Reader()
-        with contextlib.suppress(ConnectionError):
-            while data := await reader.read(65536):
-                parser.feed(data)
-                while (command := parser.gets()) is not False:
-                    commands.append(command)
-                    if command[0] == b"CLIENT":
-                        writer.write(b"-ERR unknown command 'CLIENT'\r\n")
-                    elif command[0] == b"ECHO":
-                        writer.write(b"$%d\r\n%b\r\n" % (len(command[1]), command[1]))
-                    else:
-                        writer.write(b":1\r\n")
+    def answer(command: list[bytes]) -> bytes:
+        commands.append(command)
+        if command[0] == b"CLIENT":
+            return b"-ERR unknown command 'CLIENT'\r\n"
+        return echo(command) or b":1\r\n"
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    server = await fake_redis(answer)
     port = server.sockets[0].getsockname()[1]
     publisher = Publisher(f"redis://127.0.0.1:{port}/0")
     assert await publisher.until_ready()
@@ -200,27 +217,12 @@ async def test_what_is_known_of_processes_no_longer_relayed_with_is_forgotten():
 
 async def test_a_connection_lost_as_it_opens_fails_its_publishes_and_the_next_pairs_right():
     """Replies pair with the commands of their own connection only."""
-    accepted = 0
+    def answer(command: list[bytes]) -> bytes:
+        if command[0] == b"PUBLISH":
+            return b":%d\r\n" % len(command[2])  # the payload's length
+        return echo(command) or b"+OK\r\n"
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal accepted
-        accepted += 1
-        if accepted == 1:  # the first connection is dropped at once
-            writer.transport.abort()
-            return
-        parser = hiredis.Reader()
-        with contextlib.suppress(ConnectionError):
-            while data := await reader.read(65536):
-                parser.feed(data)
-                while (command := parser.gets()) is not False:
-                    if command[0] == b"PUBLISH":
-                        writer.write(b":%d\r\n" % len(command[2]))  # the payload's length
-                    elif command[0] == b"ECHO":
-                        writer.write(b"$%d\r\n%b\r\n" % (len(command[1]), command[1]))
-                    else:
-                        writer.write(b"+OK\r\n")
-
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    server = await fake_redis(answer, drop_first=True)  # the first connection is dropped at once
     port = server.sockets[0].getsockname()[1]
     publisher = Publisher(f"redis://127.0.0.1:{port}/0")
     with pytest.raises(RedisConnectionError):
