@@ -221,6 +221,10 @@ class Relay:
         self._missed.pop(home, None)
         self._heard.pop(home, None)
         self._alive.pop(home, None)
+        self._close_links_to(home)
+
+    def _close_links_to(self, home: str) -> None:
+        """Close the sockets relayed to ``home`` with 1012: their clients reconnect."""
         for link in list(self.links.values()):
             if link.home == home:
                 link.conn.close(Close.RESTART)
@@ -264,9 +268,7 @@ class Relay:
             return True
         log.warning("relay messages from %s lost (%d, expected %d): its relayed sockets close",
                     sender, seq, expected)
-        for link in list(self.links.values()):
-            if link.home == sender:
-                link.conn.close(Close.RESTART)
+        self._close_links_to(sender)
         self._end_sessions_of(sender)
         return False
 

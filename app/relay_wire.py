@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.datastructures import Headers
 from starlette.websockets import WebSocketState
 
-from .protocol import BadMessage, Close, parse_json
+from .protocol import BadMessage, Close, parse_json, usable_id
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -89,9 +89,6 @@ class RelayedSocket:
         self.application_state = WebSocketState.CONNECTED  # the relaying process accepted it
         self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
-    async def accept(self) -> None:
-        return None
-
     async def receive(self) -> dict[str, Any]:
         return await self._inbox.get()
 
@@ -136,19 +133,19 @@ def key_bytes(key: str) -> bytes:
     return bytes((len(raw),)) + raw
 
 
+def _client_message(payload: bytes) -> dict[str, Any]:
+    """A client's frame as the session would parse it (empty when it is not a JSON object)."""
+    try:
+        raw = parse_json(payload)
+    except BadMessage:
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
 def message_id(payload: bytes) -> str | None:
     """The ``id`` of a client's frame, if it has a usable one (for an error answered at the edge)."""
-    try:
-        raw = parse_json(payload.decode("utf-8", "replace"))
-    except BadMessage:
-        return None
-    msg_id = raw.get("id") if isinstance(raw, dict) else None
-    return msg_id if isinstance(msg_id, str) and len(msg_id) <= 64 else None
+    return usable_id(_client_message(payload))
 
 
 def is_ping(payload: bytes) -> bool:
-    try:
-        raw = parse_json(payload.decode("utf-8", "replace"))
-    except BadMessage:
-        return False
-    return isinstance(raw, dict) and raw.get("type") == "ping"
+    return _client_message(payload).get("type") == "ping"
