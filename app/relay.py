@@ -61,8 +61,10 @@ from .relay_wire import (
     TEXT,
     Link,
     RelayedSocket,
+    client_record,
     close_record,
     frames_record,
+    gone_record,
     is_ping,
     key_bytes,
     message_id,
@@ -90,7 +92,10 @@ class Relay:
         self.links: dict[str, Link] = {}  # relayed from here: key -> the client's socket
         self.relayed: dict[str, RelayedSocket] = {}  # relayed to here: key -> its session's socket
         self._keys = itertools.count(1)
-        self._batches: dict[str, list[bytes]] = {}  # node -> records for its next batch
+        self._batches: dict[str, list[bytes]] = {}  # node -> the home's records for its next batch
+        # node (a home) -> the clients' frames for its next batch: (socket, frame, record); the
+        # frame is None for a socket gone
+        self._to_home: dict[str, list[tuple[Link | None, bytes | None, bytes]]] = {}
         self._flushing = False
         self._heard: dict[str, float] = {}  # node -> when a message from it last came (monotonic)
         self._missed: dict[str, int] = {}  # home -> pings in a row that found no receiver
@@ -101,7 +106,8 @@ class Relay:
         self._next_out: dict[str, int] = {}  # node -> the number of the next message to it
         self._next_in: dict[str, int] = {}  # node -> the number its next message should carry
         self._sessions: set[asyncio.Task[None]] = set()
-        self._gone_later: list[tuple[str, bytes]] = []  # sockets closed while the relay was down
+        # (home, record) of the sockets closed while the relay was down
+        self._gone_later: list[tuple[str, bytes]] = []
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._watch(), name="relay")
@@ -181,16 +187,22 @@ class Relay:
                 if not conn.bucket.take():
                     conn.send(dumps(error(message_id(payload), Err.RATE_LIMITED, "slow down")))
                     continue
-                # not waited for, nor answered: the next frame follows on the same connection,
-                # in order, and a home that stopped listening is found by the pings
-                if not self._send(home, kind, prefix + payload, functools.partial(self._lost, link)):
+                # not waited for, nor answered: it goes in this loop turn's batch to the home,
+                # after this socket's earlier frames, and a home that stopped listening is
+                # found by the pings
+                if self.publisher.ready:
+                    self._relay_frame(home, link, payload, client_record(kind, prefix, payload))
+                else:
+                    self.publisher.connect_soon()
                     self._unsent(link, payload)
-                link.sent += 1
         finally:
             self.links.pop(key, None)
             self.hub.metrics.relayed.set(len(self.links))
-            if not link.closed_by_home and not self._send(home, GONE, prefix):
-                self._gone_later.append((home, prefix))  # a session must not outlive its socket
+            if not link.closed_by_home:  # a session must not outlive its socket
+                if self.publisher.ready:
+                    self._relay_frame(home, link, None, gone_record(prefix))
+                else:
+                    self._gone_later.append((home, gone_record(prefix)))
             conn.close(Close.RESTART if not link.closed_by_home else Close.NORMAL)
             await conn.wait_closed()
 
@@ -205,14 +217,15 @@ class Relay:
         else:
             link.conn.send(dumps(error(message_id(payload), Err.UNAVAILABLE, "unavailable, try again")))
 
-    def _lost(self, link: Link, result: int | Exception) -> None:
-        """A frame that went out and whose fate is unknown (the connection was lost under it, or
-        nobody listened): answering it here could contradict the home's answer, so the socket
-        closes and the client reconnects and retries."""
+    def _lost(self, home: str, links: list[Link], result: int | Exception) -> None:
+        """Client frames that went out to ``home`` and whose fate is unknown (the connection
+        was lost under them, or nobody listened): answering them here could contradict the
+        home's answers, so their sockets close and the clients reconnect and retry."""
         if isinstance(result, Exception):
-            link.conn.close(Close.RESTART)
-        elif not result:  # the home went away under this socket
-            self._give_up(link.home)
+            for link in links:
+                link.conn.close(Close.RESTART)
+        elif not result:  # the home went away under these sockets
+            self._give_up(home)
 
     def _give_up(self, home: str) -> None:
         """``home`` does not listen: close the sockets relayed to it (their clients reconnect,
@@ -285,30 +298,60 @@ class Relay:
         if batch is None:
             batch = self._batches[node] = []
         batch.append(record)
+        self._flush_soon()
+
+    def _relay_frame(self, home: str, link: Link, payload: bytes | None, record: bytes) -> None:
+        to_home = self._to_home.get(home)
+        if to_home is None:
+            to_home = self._to_home[home] = []
+        to_home.append((link, payload, record))
+        self._flush_soon()
+
+    def _flush_soon(self) -> None:
         if not self._flushing:
             self._flushing = True
-            # every frame this loop turn makes (a move's patches to each relayed seat) in one
-            # message to each process
+            # every record this loop turn makes for a process (a move's patches to each of its
+            # relayed seats, the frames its clients sent) in one message to it
             asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
         self._flushing = False
-        if not self._batches and not self._gone_later:
+        if not self._batches and not self._to_home and not self._gone_later:
             return
-        if not self.publisher.ready:  # kept, in order, until the connection is back
+        if not self.publisher.ready:  # the home's records are kept, in order, until it is back
             self.publisher.connect_soon()
+            self._refuse_to_home()
             for node, records in list(self._batches.items()):
                 if len(records) > MAX_KEPT:
                     log.warning("relay to %s down too long: its relayed sessions end", node)
                     del self._batches[node]
                     self._end_sessions_of(node)
             return
-        gone, self._gone_later = self._gone_later, []
-        for home, prefix in gone:
-            self._send(home, GONE, prefix)
+        for home, record in self._gone_later:
+            self._to_home.setdefault(home, []).append((None, None, record))
+        self._gone_later = []
         batches, self._batches = self._batches, {}
-        for node, records in batches.items():
-            self._send(node, BATCH, b"".join(records))
+        to_home, self._to_home = self._to_home, {}
+        for node in batches.keys() | to_home.keys():
+            records = batches.get(node, [])
+            carried = to_home.get(node, ())
+            links = [link for link, payload, _ in carried if link is not None and payload is not None]
+            for link in links:
+                link.sent += 1
+            records.extend(record for _, _, record in carried)
+            self._send(node, BATCH, b"".join(records),
+                       functools.partial(self._lost, node, links) if links else None)
+
+    def _refuse_to_home(self) -> None:
+        """The connection went down under client frames waiting for this turn's batch: they
+        are answered as if it had been down when they came (a gone socket's record waits)."""
+        to_home, self._to_home = self._to_home, {}
+        for home, carried in to_home.items():
+            for link, payload, record in carried:
+                if link is None or payload is None:
+                    self._gone_later.append((home, record))
+                else:
+                    self._unsent(link, payload)
 
     def _end_sessions_of(self, node: str) -> None:
         """End the sessions relayed from ``node``; their clients are told to reconnect (1012),
@@ -354,22 +397,21 @@ class Relay:
             self._open(bytes(body))
         elif kind == PING:
             self._queue(sender, PONG_RECORD)
-        else:
-            size = body[0]
-            ws = self.relayed.get(bytes(body[1:1 + size]).decode())
-            if ws is None:
-                return
-            payload = bytes(body[1 + size:])
-            if kind == TEXT:
-                ws.feed({"type": "websocket.receive", "text": payload.decode("utf-8", "replace")})
-            elif kind == BINARY:
-                ws.feed({"type": "websocket.receive", "bytes": payload})
-            elif kind == GONE:
-                ws.feed({"type": "websocket.disconnect", "code": Close.NORMAL})
 
     def _batch(self, data: memoryview) -> None:
         for kind, key, count, frames in read_batch(data):
             if kind == PONG:  # the batch was heard: nothing more to do
+                continue
+            if kind in (TEXT, BINARY, GONE):  # a client's, for a session here
+                ws = self.relayed.get(key)
+                if ws is None:  # ended meanwhile
+                    continue
+                if kind == TEXT:
+                    ws.feed({"type": "websocket.receive", "text": frames[0].decode("utf-8", "replace")})
+                elif kind == BINARY:
+                    ws.feed({"type": "websocket.receive", "bytes": frames[0]})
+                else:
+                    ws.feed({"type": "websocket.disconnect", "code": Close.NORMAL})
                 continue
             link = self.links.get(key)
             if link is None:  # a socket gone meanwhile

@@ -2,10 +2,12 @@
 ``RelayedSocket`` on the room's home, ``Link`` on the process the client reached.
 
 Every message starts with its kind, its sender's id and its number in the sender's stream to
-the receiving process. Toward the home a message carries one socket's event (``OPEN`` with the
-socket's room and address, a text or binary frame, ``GONE``) or a ``PING``; toward the
-relaying process it is a ``BATCH`` of records (a socket's frames, a close with its code, a pong),
-every record the home made in one turn of its loop.
+the receiving process. ``OPEN`` (a socket's room and address) and ``PING`` go out at once, one
+publish each: their receiver count tells whether the home listens. Everything else is a
+``BATCH`` of records, every record one process made for another in one turn of its loop: toward
+the relaying process a socket's frames, a close with its code, a pong; toward the home a
+client's frame (text or binary) and a socket gone. A process is home to some rooms and relays
+for others, so one batch may carry both.
 """
 
 from __future__ import annotations
@@ -24,15 +26,21 @@ if TYPE_CHECKING:
     from .connection import Connection
     from .relay import Relay
 
-# to the home (one publish each; its receiver count tells whether the home listens)
-OPEN, TEXT, BINARY, GONE, PING = b"o", b"t", b"b", b"g", b"p"
-# to the relaying process: a batch of records, in the order the home made them
+# to the home, one publish each (its receiver count tells whether the home listens)
+OPEN, PING = b"o", b"p"
+# either way: a batch of records, in the order they were made
 BATCH = b"B"
+# records to the relaying process: a socket's frames, its close (with the code), a pong
 FRAMES, CLOSE, PONG = 0, 1, 2
+# records to the home: a client's frame, its socket gone
+TEXT, BINARY, GONE = 3, 4, 5
+_CARRIES_FRAMES = (FRAMES, TEXT, BINARY)
 SEQ = struct.Struct("!I")  # each message's place in its sender's stream to this process
 _KEY = struct.Struct("!BB")  # record kind, key length
 _COUNT = struct.Struct("!H")
 _SIZE = struct.Struct("!I")
+_KIND = struct.Struct("!B")
+_ONE_FRAME = struct.Struct("!HI")  # a count of 1, then the frame's size
 
 PONG_RECORD = _KEY.pack(PONG, 0) + _COUNT.pack(0)
 
@@ -52,6 +60,16 @@ def close_record(key: str, code: int) -> bytes:
     return _KEY.pack(CLOSE, len(raw)) + raw + _COUNT.pack(code)
 
 
+def client_record(kind: int, key: bytes, payload: bytes) -> bytes:
+    """A client's frame (``TEXT`` or ``BINARY``) for the home; ``key`` from :func:`key_bytes`."""
+    return _KIND.pack(kind) + key + _ONE_FRAME.pack(1, len(payload)) + payload
+
+
+def gone_record(key: bytes) -> bytes:
+    """The client's socket is gone: its session on the home ends."""
+    return _KIND.pack(GONE) + key + _COUNT.pack(0)
+
+
 def read_batch(data: memoryview) -> Iterator[tuple[int, str, int, list[bytes]]]:
     """A batch's records: (kind, socket key, frame count or close code, frames)."""
     at, end = 0, len(data)
@@ -63,7 +81,7 @@ def read_batch(data: memoryview) -> Iterator[tuple[int, str, int, list[bytes]]]:
         (count,) = _COUNT.unpack_from(data, at)
         at += 2
         frames = []
-        if kind == FRAMES:
+        if kind in _CARRIES_FRAMES:
             for _ in range(count):
                 (length,) = _SIZE.unpack_from(data, at)
                 at += 4
@@ -125,10 +143,11 @@ class Link:
         self.conn = conn
         self.home = home
         self.closed_by_home = False
-        self.sent = 0  # the client's frames relayed so far (the first is its hello)
+        self.sent = 0  # the client's frames that went out to the home (the first is its hello)
 
 
 def key_bytes(key: str) -> bytes:
+    """A socket's key as a record carries it: its length, then the key."""
     raw = key.encode()
     return bytes((len(raw),)) + raw
 

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import hiredis
+import orjson
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -17,7 +18,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from app.metrics import Metrics
 from app.publisher import Publisher
 from app.relay import Relay
-from app.relay_wire import BATCH, Link, RelayedSocket
+from app.relay_wire import BATCH, BINARY, TEXT, Link, RelayedSocket, client_record, gone_record, key_bytes
 
 from .harness import REAL_REDIS, free_port, real_redis_available
 
@@ -25,7 +26,11 @@ from .harness import REAL_REDIS, free_port, real_redis_available
 class FakeConn:
     def __init__(self) -> None:
         self.frames: list[bytes] = []
+        self.answers: list[str] = []
         self.closed_with: int | None = None
+
+    def send(self, text: str) -> None:
+        self.answers.append(text)
 
     def send_frames(self, frames: list[bytes]) -> None:
         self.frames.extend(frames)
@@ -73,6 +78,75 @@ async def test_a_batch_carries_each_sockets_frames_and_closes_in_order():
     assert ann.frames == [b'{"type":"patch"}', "é".encode() * 3, b""]
     assert bob.frames == [big] and bob.closed_with == 4409
     assert edge.links["edge1.2"].closed_by_home and not edge.links["edge1.1"].closed_by_home
+
+
+def client_frame(relay: Relay, home: str, key: str, link: Link, payload: bytes, kind: int = TEXT) -> None:
+    relay._relay_frame(home, link, payload, client_record(kind, key_bytes(key), payload))
+
+
+async def test_a_turns_client_frames_and_the_homes_frames_to_one_process_go_in_one_message():
+    """Each process is home to some rooms and relays sockets of others: what it has for
+    another process in one turn of its loop goes in one batch, whichever way it goes."""
+    here, there = relay_named("here4"), relay_named("there4")
+    sent = wire(here, there)
+    ann, bob, cat = FakeConn(), FakeConn(), FakeConn()
+    ann_link, bob_link = Link(ann, "there4"), Link(bob, "there4")  # type: ignore[arg-type]
+    ann_session = RelayedSocket(there, "here4", "here4.1", "ABCDEF", "1.2.3.4", {})
+    bob_session = RelayedSocket(there, "here4", "here4.2", "ABCDEF", "1.2.3.5", {})
+    there.relayed.update({"here4.1": ann_session, "here4.2": bob_session})
+    there.links["there4.9"] = Link(cat, "here4")  # type: ignore[arg-type]  # relayed the other way
+    client_frame(here, "there4", "here4.1", ann_link, b'{"type":"hello","token":"abcdefgh"}')
+    client_frame(here, "there4", "here4.2", bob_link, b"\x00\xff", kind=BINARY)
+    here.send_frames("there4", "there4.9", [b'{"type":"patch"}'])
+    client_frame(here, "there4", "here4.1", ann_link, "é".encode())
+    here._relay_frame("there4", ann_link, None, gone_record(key_bytes("here4.1")))
+    here._flush()
+    assert len(sent) == 1 and sent[0][:1] == BATCH
+    assert cat.frames == [b'{"type":"patch"}']
+    assert [await ann_session.receive() for _ in range(3)] == [
+        {"type": "websocket.receive", "text": '{"type":"hello","token":"abcdefgh"}'},
+        {"type": "websocket.receive", "text": "é"},
+        {"type": "websocket.disconnect", "code": 1000}]
+    assert await bob_session.receive() == {"type": "websocket.receive", "bytes": b"\x00\xff"}
+
+
+async def test_client_frames_lost_under_a_dropped_connection_close_their_sockets():
+    """Their fate is unknown (the home may have applied them): the clients reconnect and retry
+    with the same ids, which the home answers from its record."""
+    edge = relay_named("edge5")
+    failures: list[Any] = []
+    edge._send = lambda node, kind, body, failed=None: failures.append(failed) or True  # type: ignore[method-assign]
+    edge.publisher = SimpleNamespace(ready=True)  # type: ignore[assignment]
+    ann, bob, cat = FakeConn(), FakeConn(), FakeConn()
+    ann_link, bob_link, cat_link = (Link(c, "home5") for c in (ann, bob, cat))  # type: ignore[arg-type]
+    client_frame(edge, "home5", "edge5.1", ann_link, b'{"type":"draw","id":"a1"}')
+    client_frame(edge, "home5", "edge5.2", bob_link, b'{"type":"pass","id":"b1"}')
+    edge._relay_frame("home5", cat_link, None, gone_record(key_bytes("edge5.3")))
+    edge._flush()
+    assert len(failures) == 1 and failures[0] is not None
+    failures[0](RedisConnectionError("lost"))
+    assert ann.closed_with == bob.closed_with == 1012
+    assert cat.closed_with is None  # only a gone socket's record: nothing to retry
+
+
+async def test_client_frames_caught_by_a_drop_before_their_batch_went_out_are_answered_here():
+    edge = relay_named("edge6")
+    edge.publisher = SimpleNamespace(ready=False, connect_soon=lambda: None)  # type: ignore[assignment]
+    new, playing, leaving = FakeConn(), FakeConn(), FakeConn()
+    new_link, playing_link, leaving_link = (Link(c, "home6") for c in (new, playing, leaving))  # type: ignore[arg-type]
+    playing_link.sent = 3
+    client_frame(edge, "home6", "edge6.1", new_link, b'{"type":"hello","token":"abcdefgh"}')
+    client_frame(edge, "home6", "edge6.2", playing_link, b'{"type":"draw","id":"d7"}')
+    client_frame(edge, "home6", "edge6.2", playing_link, b'{"type":"ping"}')
+    edge._relay_frame("home6", leaving_link, None, gone_record(key_bytes("edge6.3")))
+    edge._flush()  # the connection went down after they were queued
+    assert new.closed_with == 1013  # its hello never went: it tries again later
+    assert [orjson.loads(a) for a in playing.answers] == [
+        {"type": "error", "id": "d7", "code": "unavailable", "message": "unavailable, try again"},
+        {"type": "pong"}]
+    assert playing.closed_with is None
+    assert edge._gone_later == [("home6", gone_record(key_bytes("edge6.3")))]  # sent once it is back
+    assert edge._to_home == {}
 
 
 async def test_a_gap_in_a_senders_numbers_closes_the_sockets_relayed_with_it():
@@ -241,7 +315,7 @@ async def test_a_socket_closed_while_the_relay_was_down_is_reported_once_it_is_b
     wire(edge, home)
     session = RelayedSocket(home, "edge3", "edge3.4", "ABCDEF", "1.2.3.4", {})
     home.relayed["edge3.4"] = session
-    edge._gone_later.append(("home3", b"\x07edge3.4"))
+    edge._gone_later.append(("home3", gone_record(key_bytes("edge3.4"))))
     edge._flush()
     assert (await session.receive())["type"] == "websocket.disconnect"
     assert edge._gone_later == []
