@@ -60,6 +60,8 @@ class Hub:
         self.subscriber: Subscriber | None = None
         self.relay: Relay | None = None  # sockets of rooms homed elsewhere go there (app/relay.py)
         self._node_channel = b""
+        self._beating: asyncio.Task[None] | None = None
+        self._leaving: asyncio.Task[None] | None = None  # set once stopping
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -67,7 +69,8 @@ class Hub:
         with contextlib.suppress(RedisError):  # known to the others before the first socket
             await self.store.beat(self.origin, self.clock.now_ms(), self.settings.node_ttl_ms)
         self._tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
-        self._tasks.append(asyncio.create_task(self._heartbeat(), name="heartbeat"))
+        self._beating = asyncio.create_task(self._heartbeat(), name="heartbeat")
+        self._tasks.append(self._beating)
         if self.publishes and self.settings.redis_url:
             self.subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
                                          self._deaf_for_a_while)
@@ -78,7 +81,24 @@ class Hub:
                 self.subscriber.channels.add(self._node_channel)
             self._tasks.append(asyncio.create_task(self.subscriber.run(), name="listener"))
 
+    def stopping(self) -> None:
+        """The process got its stop signal, before its server closes the sockets: the other
+        processes hear it now (its heartbeat goes, the relay says so), so the players it drops
+        reconnect through them and take its rooms over instead of being sent back here."""
+        if self._leaving is not None:
+            return
+        if self._beating is not None:
+            self._beating.cancel()
+        if self.relay is not None:
+            self.relay.leave()
+        self._leaving = asyncio.create_task(self._retire(), name="retire")
+
+    async def _retire(self) -> None:
+        with contextlib.suppress(RedisError):
+            await self.store.retire_node(self.origin)
+
     async def stop(self) -> None:
+        self.stopping()
         for task in self._tasks:
             task.cancel()
         for conns in self.connections.values():

@@ -52,6 +52,12 @@ class MercylessApp(FastAPI):
         else:
             await super().__call__(scope, receive, send)
 
+    def stopping(self) -> None:
+        """The server got its stop signal and is about to close the sockets (app.serving)."""
+        hub = getattr(self.state, "hub", None)
+        if hub is not None:
+            hub.stopping()
+
 
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> MercylessApp:
     settings = settings or get_settings()

@@ -53,6 +53,8 @@ from .relay_wire import (
     BINARY,
     CLOSE,
     GONE,
+    LEAVING,
+    LEAVING_RECORD,
     OPEN,
     PING,
     PONG,
@@ -108,10 +110,23 @@ class Relay:
         self._sessions: set[asyncio.Task[None]] = set()
         # (home, record) of the sockets closed while the relay was down
         self._gone_later: list[tuple[str, bytes]] = []
+        self.leaving = False  # this process is stopping (see leave)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._watch(), name="relay")
         self.publisher.connect_soon()
+
+    def leave(self) -> None:
+        """This process is stopping: every process it relays with hears so now, before its
+        sockets close. Theirs relayed here close (1012) and their clients come back through
+        them, which take the rooms over instead of relaying back here; the sessions relayed
+        from here end. A socket opened to it meanwhile is closed with 1012 and the same word."""
+        self.leaving = True
+        nodes = (self._heard.keys() | {link.home for link in self.links.values()}
+                 | {ws.node for ws in self.relayed.values()})
+        for node in nodes:
+            self._queue(node, LEAVING_RECORD)
+        self._flush()
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -363,6 +378,10 @@ class Relay:
     def _open(self, body: bytes) -> None:
         node, key, code, client_host, headers = orjson.loads(body)
         self._heard[node] = time.monotonic()
+        if self.leaving:
+            self._queue(node, LEAVING_RECORD)
+            self._queue(node, close_record(key, Close.RESTART))
+            return
         ws = self.relayed[key] = RelayedSocket(self, node, key, code, client_host, headers)
         task = asyncio.create_task(self._session(ws), name=f"relayed-{key}")
         self._sessions.add(task)  # held: the loop keeps only weak references to tasks
@@ -392,15 +411,20 @@ class Relay:
         self._in_order(sender, seq)  # a gap closes what it concerns; this message still counts
         if kind == BATCH:
             self._missed.pop(sender, None)
-            self._batch(body)
+            self._batch(body, sender)
         elif kind == OPEN:
             self._open(bytes(body))
         elif kind == PING:
             self._queue(sender, PONG_RECORD)
 
-    def _batch(self, data: memoryview) -> None:
+    def _batch(self, data: memoryview, sender: str) -> None:
         for kind, key, count, frames in read_batch(data):
             if kind == PONG:  # the batch was heard: nothing more to do
+                continue
+            if kind == LEAVING:
+                log.info("relay: process %s is stopping", sender)
+                self._give_up(sender)
+                self._end_sessions_of(sender)
                 continue
             if kind in (TEXT, BINARY, GONE):  # a client's, for a session here
                 ws = self.relayed.get(key)

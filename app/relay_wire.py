@@ -6,8 +6,8 @@ the receiving process. ``OPEN`` (a socket's room and address) and ``PING`` go ou
 publish each: their receiver count tells whether the home listens. Everything else is a
 ``BATCH`` of records, every record one process made for another in one turn of its loop: toward
 the relaying process a socket's frames, a close with its code, a pong; toward the home a
-client's frame (text or binary) and a socket gone. A process is home to some rooms and relays
-for others, so one batch may carry both.
+client's frame (text or binary) and a socket gone; either way, that the sender is stopping. A
+process is home to some rooms and relays for others, so one batch may carry both.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ BATCH = b"B"
 FRAMES, CLOSE, PONG = 0, 1, 2
 # records to the home: a client's frame, its socket gone
 TEXT, BINARY, GONE = 3, 4, 5
+# either way: the sender is stopping (relay nothing more to it, end what it relayed)
+LEAVING = 6
 _CARRIES_FRAMES = (FRAMES, TEXT, BINARY)
 SEQ = struct.Struct("!I")  # each message's place in its sender's stream to this process
 _KEY = struct.Struct("!BB")  # record kind, key length
@@ -43,6 +45,7 @@ _KIND = struct.Struct("!B")
 _ONE_FRAME = struct.Struct("!HI")  # a count of 1, then the frame's size
 
 PONG_RECORD = _KEY.pack(PONG, 0) + _COUNT.pack(0)
+LEAVING_RECORD = _KEY.pack(LEAVING, 0) + _COUNT.pack(0)
 
 
 def frames_record(key: str, texts: Sequence[str | bytes]) -> bytes:

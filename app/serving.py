@@ -4,12 +4,18 @@ uvicorn's ``Server.main_loop`` wakes ten times a second to refresh the ``Date`` 
 second) and to look for a shutdown request. On an idle process those wake-ups were half its CPU
 (100 of 200 ms over 40 s, docs/benchmarks.md), and every idle process behind a load balancer pays
 them. This loop wakes once a second for the header, and a shutdown signal wakes it at once.
+
+Before uvicorn closes the sockets on a stop signal, the app's ``stopping`` hook runs: the other
+processes learn at once that this one is going (app/hub.py ``Hub.stopping``), so the players it
+drops come back through them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import socket
 from types import FrameType
 
 import uvicorn
@@ -33,6 +39,16 @@ class QuietServer(uvicorn.Server):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._exit_requested.wait(), TICK_S)
             should_exit = await self.on_tick(counter)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # before uvicorn closes the sockets: the players it drops must find the rooms moved
+        stopping = getattr(self.config.app, "stopping", None)
+        if callable(stopping):
+            try:
+                stopping()
+            except Exception:  # the shutdown goes on whatever the app's hook did
+                logging.getLogger("mercyless").exception("stopping hook failed")
+        await super().shutdown(sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)

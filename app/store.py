@@ -293,6 +293,10 @@ class RoomStore:
     async def release_room(self, node: str, code: str) -> None:
         await self.redis.srem(self.node_rooms_key(node), code)
 
+    async def retire_node(self, node: str) -> None:
+        """``node`` is stopping: no longer counted alive (its rooms' list stays for its sweep)."""
+        await self.redis.zrem(self.nodes_key, node)
+
     async def forget_node(self, node: str) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.delete(self.node_rooms_key(node))

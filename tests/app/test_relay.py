@@ -120,6 +120,28 @@ async def test_when_the_home_dies_its_relayed_sockets_close_and_the_room_moves(p
     assert ann.gaps == bob.gaps == 0
 
 
+async def test_a_home_that_stops_hands_its_rooms_to_the_process_left_at_once(pair):
+    """A rolling restart: the stopping home says so before it closes its sockets, so the
+    players it drops come back through the other process, which takes the room over, instead
+    of being relayed back to a process on its way out."""
+    home, edge = pair
+    ann, bob = await seated(home, edge)
+    await play([ann, bob], 4, random.Random(9))
+    assert home.proc is not None
+    committed = max(ann.version, bob.version)
+    home.proc.send_signal(signal.SIGTERM)  # not waited for: the players come back as it stops
+    for c in (ann, bob):  # Ann's socket (on the home) first, as soon as it closes
+        await asyncio.wait_for(c.ws.wait_closed(), 5)
+        assert c.ws.close_code == 1012
+        c.server = edge
+        await c.connect()
+        assert c.version >= committed
+    await metric_becomes(edge, "mercyless_sockets", 2)
+    assert metric(edge, "mercyless_relayed_sockets") == 0  # served there, not relayed back
+    await play([ann, bob], 6, random.Random(10))
+    assert ann.gaps == bob.gaps == 0
+
+
 async def test_when_the_relaying_process_dies_its_players_are_disconnected(pair):
     home, edge = pair
     ann, bob = await seated(home, edge)
