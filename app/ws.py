@@ -21,7 +21,7 @@ from .codes import normalize_code, token_hash
 from .connection import Connection
 from .hub import Hub
 from .intent import Intent, error
-from .protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message
+from .protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message, usable_id
 from .room import Loaded
 from .socket import RawSocket
 
@@ -179,8 +179,7 @@ async def _read_loop(hub: Hub, conn: Connection) -> None:
             conn.send('{"type":"pong"}')
             continue
         if not conn.bucket.take():
-            msg_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
-            msg_id = msg_id if msg_id and len(msg_id) <= 64 else None
+            msg_id = usable_id(raw) if isinstance(raw, dict) else None
             # a retry of a message already answered gets that answer, even in a burst
             earlier = None
             if msg_id is not None:
