@@ -33,21 +33,19 @@ adds is what a lost relay costs, and each case ends in a state the protocol alre
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import orjson
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from .connection import Connection
 from .intent import error
 from .protocol import Close, Err, dumps
-from .publisher import Publisher
+from .relay_post import Post
 from .relay_wire import (
     BATCH,
     BINARY,
@@ -81,7 +79,6 @@ log = logging.getLogger("mercyless.relay")
 
 FORGET_AFTER_S = 300.0  # a process nothing is relayed with, unheard of this long, is forgotten
 MISSED_PINGS = 2  # pings in a row that found no receiver: the home is gone
-MAX_KEPT = 1000  # records kept for a process while the relay connection is down
 
 
 class Relay:
@@ -90,31 +87,21 @@ class Relay:
         self.origin = hub.origin
         self.store = hub.store
         assert hub.settings.redis_url is not None
-        self.publisher = Publisher(hub.settings.redis_url, on_ready=self._flush)
+        self.post = Post(self.origin, hub.settings.redis_url, self.store.node_channel, self)
         self.links: dict[str, Link] = {}  # relayed from here: key -> the client's socket
         self.relayed: dict[str, RelayedSocket] = {}  # relayed to here: key -> its session's socket
         self._keys = itertools.count(1)
-        self._batches: dict[str, list[bytes]] = {}  # node -> the home's records for its next batch
-        # node (a home) -> the clients' frames for its next batch: (socket, frame, record); the
-        # frame is None for a socket gone
-        self._to_home: dict[str, list[tuple[Link | None, bytes | None, bytes]]] = {}
-        self._flushing = False
         self._heard: dict[str, float] = {}  # node -> when a message from it last came (monotonic)
         self._missed: dict[str, int] = {}  # home -> pings in a row that found no receiver
         self._gone: dict[str, float] = {}  # node -> until when it is not relayed to (monotonic)
         self._alive: dict[str, float] = {}  # node -> when its heartbeat was last found fresh
         self._task: asyncio.Task[None] | None = None
-        self._origin_bytes = bytes((len(self.origin),)) + self.origin.encode()
-        self._next_out: dict[str, int] = {}  # node -> the number of the next message to it
-        self._next_in: dict[str, int] = {}  # node -> the number its next message should carry
         self._sessions: set[asyncio.Task[None]] = set()
-        # (home, record) of the sockets closed while the relay was down
-        self._gone_later: list[tuple[str, bytes]] = []
         self.leaving = False  # this process is stopping (see leave)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._watch(), name="relay")
-        self.publisher.connect_soon()
+        self.post.publisher.connect_soon()
 
     def leave(self) -> None:
         """This process is stopping: every process it relays with hears so now, before its
@@ -125,15 +112,15 @@ class Relay:
         nodes = (self._heard.keys() | {link.home for link in self.links.values()}
                  | {ws.node for ws in self.relayed.values()})
         for node in nodes:
-            self._queue(node, LEAVING_RECORD)
-        self._flush()
+            self.post.queue(node, LEAVING_RECORD)
+        self.post.flush()
 
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
         for link in list(self.links.values()):
             link.conn.close(Close.RESTART)
-        self.publisher.close()
+        self.post.publisher.close()
 
     # -- the relaying side ----------------------------------------------------------------------
 
@@ -175,7 +162,7 @@ class Relay:
         opening = orjson.dumps([self.origin, key, code, ws.client_host,
                                 {k: v for k, v in ws.headers.items() if k in ("origin", "host")}])
         try:
-            listening = await asyncio.wait_for(self._send_waiting(home, OPEN, opening),
+            listening = await asyncio.wait_for(self.post.send_waiting(home, OPEN, opening),
                                                settings.relay_silence_ms / 1000)
         except (RedisError, TimeoutError):  # served here: its hello meets the same outage
             return False
@@ -205,23 +192,20 @@ class Relay:
                 # not waited for, nor answered: it goes in this loop turn's batch to the home,
                 # after this socket's earlier frames, and a home that stopped listening is
                 # found by the pings
-                if self.publisher.ready:
-                    self._relay_frame(home, link, payload, client_record(kind, prefix, payload))
+                if self.post.publisher.ready:
+                    self.post.relay_frame(home, link, payload, client_record(kind, prefix, payload))
                 else:
-                    self.publisher.connect_soon()
-                    self._unsent(link, payload)
+                    self.post.publisher.connect_soon()
+                    self.unsent(link, payload)
         finally:
             self.links.pop(key, None)
             self.hub.metrics.relayed.set(len(self.links))
             if not link.closed_by_home:  # a session must not outlive its socket
-                if self.publisher.ready:
-                    self._relay_frame(home, link, None, gone_record(prefix))
-                else:
-                    self._gone_later.append((home, gone_record(prefix)))
+                self.post.socket_gone(home, gone_record(prefix))
             conn.close(Close.RESTART if not link.closed_by_home else Close.NORMAL)
             await conn.wait_closed()
 
-    def _unsent(self, link: Link, payload: bytes) -> None:
+    def unsent(self, link: Link, payload: bytes) -> None:
         """A client's frame the relay connection could not take: a hello ends the socket (the
         client tries again), a ping is answered here, a message gets ``unavailable`` (the
         client retries the same id)."""
@@ -232,7 +216,7 @@ class Relay:
         else:
             link.conn.send(dumps(error(message_id(payload), Err.UNAVAILABLE, "unavailable, try again")))
 
-    def _lost(self, home: str, links: list[Link], result: int | Exception) -> None:
+    def lost(self, home: str, links: list[Link], result: int | Exception) -> None:
         """Client frames that went out to ``home`` and whose fate is unknown (the connection
         was lost under them, or nobody listened): answering them here could contradict the
         home's answers, so their sockets close and the clients reconnect and retry."""
@@ -249,126 +233,23 @@ class Relay:
         self._missed.pop(home, None)
         self._heard.pop(home, None)
         self._alive.pop(home, None)
-        self._close_links_to(home)
+        self.close_links_to(home)
 
-    def _close_links_to(self, home: str) -> None:
+    def close_links_to(self, home: str) -> None:
         """Close the sockets relayed to ``home`` with 1012: their clients reconnect."""
         for link in list(self.links.values()):
             if link.home == home:
                 link.conn.close(Close.RESTART)
 
-    def _header(self, node: str, kind: bytes) -> bytes:
-        seq = self._next_out.get(node, 0)
-        self._next_out[node] = seq + 1
-        return kind + self._origin_bytes + SEQ.pack(seq & 0xFFFFFFFF)
-
-    # A message is numbered only when it goes out on an open connection: one that could not
-    # be sent is refused (or, from the home, kept until the connection is back) and leaves no
-    # gap, so a Redis outage costs the relayed sockets nothing but the time it lasts. Only a
-    # message lost after it went out (the connection died under it) shows as a gap.
-
-    async def _send_waiting(self, node: str, kind: bytes, body: bytes) -> bool:
-        """Send to ``node``; whether anyone listened there."""
-        if not await self.publisher.until_ready():
-            raise RedisConnectionError("relay connection down")
-        return bool(await self.publisher.published(self.store.node_channel(node),
-                                                   self._header(node, kind) + body))
-
-    def _send(self, node: str, kind: bytes, body: bytes,
-              failed: Callable[[int | Exception], None] | None = None) -> bool:
-        """Send to ``node`` without waiting for Redis's answer; False when the connection is
-        down (nothing was sent). ``failed`` hears of a connection lost under the message."""
-        if not self.publisher.ready:
-            self.publisher.connect_soon()
-            return False
-        self.publisher.publish(self.store.node_channel(node), self._header(node, kind) + body,
-                               failed, reply=False)
-        return True
-
-    def _in_order(self, sender: str, seq: int) -> bool:
-        """Whether the message numbered ``seq`` from ``sender`` follows the last one heard
-        (the first one heard from a process starts its count). After a gap nothing said
-        between the two is trusted: the sockets relayed between this process and ``sender``
-        are closed (their clients reconnect and resync)."""
-        expected = self._next_in.get(sender)
-        self._next_in[sender] = (seq + 1) & 0xFFFFFFFF
-        if expected is None or seq in (expected, 0):  # 0: the sender starts its count over
-            return True
-        log.warning("relay messages from %s lost (%d, expected %d): its relayed sockets close",
-                    sender, seq, expected)
-        self._close_links_to(sender)
-        self._end_sessions_of(sender)
-        return False
-
     # -- the home's side ------------------------------------------------------------------------
 
     def send_frames(self, node: str, key: str, texts: Sequence[str | bytes]) -> None:
-        self._queue(node, frames_record(key, texts))
+        self.post.queue(node, frames_record(key, texts))
 
     def send_close(self, node: str, key: str, code: int) -> None:
-        self._queue(node, close_record(key, code))
+        self.post.queue(node, close_record(key, code))
 
-    def _queue(self, node: str, record: bytes) -> None:
-        batch = self._batches.get(node)
-        if batch is None:
-            batch = self._batches[node] = []
-        batch.append(record)
-        self._flush_soon()
-
-    def _relay_frame(self, home: str, link: Link, payload: bytes | None, record: bytes) -> None:
-        to_home = self._to_home.get(home)
-        if to_home is None:
-            to_home = self._to_home[home] = []
-        to_home.append((link, payload, record))
-        self._flush_soon()
-
-    def _flush_soon(self) -> None:
-        if not self._flushing:
-            self._flushing = True
-            # every record this loop turn makes for a process (a move's patches to each of its
-            # relayed seats, the frames its clients sent) in one message to it
-            asyncio.get_running_loop().call_soon(self._flush)
-
-    def _flush(self) -> None:
-        self._flushing = False
-        if not self._batches and not self._to_home and not self._gone_later:
-            return
-        if not self.publisher.ready:  # the home's records are kept, in order, until it is back
-            self.publisher.connect_soon()
-            self._refuse_to_home()
-            for node, records in list(self._batches.items()):
-                if len(records) > MAX_KEPT:
-                    log.warning("relay to %s down too long: its relayed sessions end", node)
-                    del self._batches[node]
-                    self._end_sessions_of(node)
-            return
-        for home, record in self._gone_later:
-            self._to_home.setdefault(home, []).append((None, None, record))
-        self._gone_later = []
-        batches, self._batches = self._batches, {}
-        to_home, self._to_home = self._to_home, {}
-        for node in batches.keys() | to_home.keys():
-            records = batches.get(node, [])
-            carried = to_home.get(node, ())
-            links = [link for link, payload, _ in carried if link is not None and payload is not None]
-            for link in links:
-                link.sent += 1
-            records.extend(record for _, _, record in carried)
-            self._send(node, BATCH, b"".join(records),
-                       functools.partial(self._lost, node, links) if links else None)
-
-    def _refuse_to_home(self) -> None:
-        """The connection went down under client frames waiting for this turn's batch: they
-        are answered as if it had been down when they came (a gone socket's record waits)."""
-        to_home, self._to_home = self._to_home, {}
-        for home, carried in to_home.items():
-            for link, payload, record in carried:
-                if link is None or payload is None:
-                    self._gone_later.append((home, record))
-                else:
-                    self._unsent(link, payload)
-
-    def _end_sessions_of(self, node: str) -> None:
+    def end_sessions_of(self, node: str) -> None:
         """End the sessions relayed from ``node``; their clients are told to reconnect (1012),
         if the close reaches them."""
         for ws in list(self.relayed.values()):
@@ -379,8 +260,8 @@ class Relay:
         node, key, code, client_host, headers = orjson.loads(body)
         self._heard[node] = time.monotonic()
         if self.leaving:
-            self._queue(node, LEAVING_RECORD)
-            self._queue(node, close_record(key, Close.RESTART))
+            self.post.queue(node, LEAVING_RECORD)
+            self.post.queue(node, close_record(key, Close.RESTART))
             return
         ws = self.relayed[key] = RelayedSocket(self, node, key, code, client_host, headers)
         task = asyncio.create_task(self._session(ws), name=f"relayed-{key}")
@@ -408,14 +289,14 @@ class Relay:
         (seq,) = SEQ.unpack_from(data, 2 + size)
         body = memoryview(data)[6 + size:]
         self._heard[sender] = time.monotonic()
-        self._in_order(sender, seq)  # a gap closes what it concerns; this message still counts
+        self.post.in_order(sender, seq)  # a gap closes what it concerns; this message still counts
         if kind == BATCH:
             self._missed.pop(sender, None)
             self._batch(body, sender)
         elif kind == OPEN:
             self._open(bytes(body))
         elif kind == PING:
-            self._queue(sender, PONG_RECORD)
+            self.post.queue(sender, PONG_RECORD)
 
     def _batch(self, data: memoryview, sender: str) -> None:
         for kind, key, count, frames in read_batch(data):
@@ -424,7 +305,7 @@ class Relay:
             if kind == LEAVING:
                 log.info("relay: process %s is stopping", sender)
                 self._give_up(sender)
-                self._end_sessions_of(sender)
+                self.end_sessions_of(sender)
                 continue
             if kind in (TEXT, BINARY, GONE):  # a client's, for a session here
                 ws = self.relayed.get(key)
@@ -467,16 +348,16 @@ class Relay:
                 log.exception("relay check failed")
 
     async def _check(self, silence_s: float) -> None:
-        if self.publisher.stalled(silence_s):
+        if self.post.publisher.stalled(silence_s):
             log.warning("relay publisher connection stalled: reconnecting")
-            self.publisher.abort()
-        self._flush()  # frames kept while the connection was down
+            self.post.publisher.abort()
+        self.post.flush()  # frames kept while the connection was down
         subscriber = self.hub.subscriber
         if subscriber is None or not subscriber.connected.is_set():
             return  # deaf ourselves: nobody is judged (heard_again restarts the count)
         now = time.monotonic()
         homes = list({link.home for link in self.links.values()})
-        answers = await asyncio.gather(*(asyncio.wait_for(self._send_waiting(home, PING, b""), silence_s)
+        answers = await asyncio.gather(*(asyncio.wait_for(self.post.send_waiting(home, PING, b""), silence_s)
                                          for home in homes), return_exceptions=True)
         for home, listening in zip(homes, answers, strict=True):
             if isinstance(listening, BaseException):  # our own connection: the stall check's
@@ -491,7 +372,7 @@ class Relay:
         for node in {ws.node for ws in self.relayed.values()}:
             if now - self._heard.get(node, now) > silence_s:
                 log.warning("relaying process %s silent: its sockets end", node)
-                self._end_sessions_of(node)
+                self.end_sessions_of(node)
                 self._heard.pop(node, None)
         for node in [n for n, until in self._gone.items() if until <= now]:
             del self._gone[node]
@@ -502,9 +383,10 @@ class Relay:
         restart is a new process id; an old count starts over harmlessly: a gap closes only
         the sockets relayed with the sender, and there are none)."""
         in_use = {link.home for link in self.links.values()} | {ws.node for ws in self.relayed.values()}
-        known = self._heard.keys() | self._next_in.keys() | self._next_out.keys() | self._alive.keys()
+        known = self._heard.keys() | self.post.next_in.keys() | self.post.next_out.keys() | self._alive.keys()
         for node in known - in_use:
             last = max(self._heard.get(node, 0.0), self._alive.get(node, 0.0))
             if now - last > FORGET_AFTER_S:
-                for table in (self._heard, self._next_in, self._next_out, self._missed, self._alive):
+                for table in (self._heard, self._missed, self._alive):
                     table.pop(node, None)
+                self.post.forget(node)

@@ -51,13 +51,13 @@ def wire(sender: Relay, receiver: Relay) -> list[bytes]:
     sent: list[bytes] = []
 
     def send(node: str, kind: bytes, body: bytes, failed: Any = None) -> bool:
-        message = sender._header(node, kind) + body
+        message = sender.post.header(node, kind) + body
         sent.append(message)
         receiver.on_message(message)
         return True
 
-    sender._send = send  # type: ignore[method-assign]
-    sender.publisher = SimpleNamespace(ready=True)  # type: ignore[assignment]
+    sender.post.send = send  # type: ignore[method-assign]
+    sender.post.publisher = SimpleNamespace(ready=True)  # type: ignore[assignment]
     return sent
 
 
@@ -73,7 +73,7 @@ async def test_a_batch_carries_each_sockets_frames_and_closes_in_order():
     home.send_frames("edge1", "edge1.1", [b""])
     home.send_close("edge1", "edge1.2", 4409)
     home.send_frames("edge1", "edge1.9", [b"nobody"])  # a socket gone meanwhile: dropped
-    home._flush()
+    home.post.flush()
     assert len(sent) == 1 and sent[0][:1] == BATCH  # one message for the loop turn's frames
     assert ann.frames == [b'{"type":"patch"}', "é".encode() * 3, b""]
     assert bob.frames == [big] and bob.closed_with == 4409
@@ -81,7 +81,7 @@ async def test_a_batch_carries_each_sockets_frames_and_closes_in_order():
 
 
 def client_frame(relay: Relay, home: str, key: str, link: Link, payload: bytes, kind: int = TEXT) -> None:
-    relay._relay_frame(home, link, payload, client_record(kind, key_bytes(key), payload))
+    relay.post.relay_frame(home, link, payload, client_record(kind, key_bytes(key), payload))
 
 
 async def test_a_turns_client_frames_and_the_homes_frames_to_one_process_go_in_one_message():
@@ -99,8 +99,8 @@ async def test_a_turns_client_frames_and_the_homes_frames_to_one_process_go_in_o
     client_frame(here, "there4", "here4.2", bob_link, b"\x00\xff", kind=BINARY)
     here.send_frames("there4", "there4.9", [b'{"type":"patch"}'])
     client_frame(here, "there4", "here4.1", ann_link, "é".encode())
-    here._relay_frame("there4", ann_link, None, gone_record(key_bytes("here4.1")))
-    here._flush()
+    here.post.socket_gone("there4", gone_record(key_bytes("here4.1")))
+    here.post.flush()
     assert len(sent) == 1 and sent[0][:1] == BATCH
     assert cat.frames == [b'{"type":"patch"}']
     assert [await ann_session.receive() for _ in range(3)] == [
@@ -115,38 +115,38 @@ async def test_client_frames_lost_under_a_dropped_connection_close_their_sockets
     with the same ids, which the home answers from its record."""
     edge = relay_named("edge5")
     failures: list[Any] = []
-    edge._send = lambda node, kind, body, failed=None: failures.append(failed) or True  # type: ignore[method-assign]
-    edge.publisher = SimpleNamespace(ready=True)  # type: ignore[assignment]
-    ann, bob, cat = FakeConn(), FakeConn(), FakeConn()
-    ann_link, bob_link, cat_link = (Link(c, "home5") for c in (ann, bob, cat))  # type: ignore[arg-type]
+    edge.post.send = lambda node, kind, body, failed=None: failures.append(failed) or True  # type: ignore[method-assign]
+    edge.post.publisher = SimpleNamespace(ready=True)  # type: ignore[assignment]
+    ann, bob = FakeConn(), FakeConn()
+    ann_link, bob_link = (Link(c, "home5") for c in (ann, bob))  # type: ignore[arg-type]
     client_frame(edge, "home5", "edge5.1", ann_link, b'{"type":"draw","id":"a1"}')
     client_frame(edge, "home5", "edge5.2", bob_link, b'{"type":"pass","id":"b1"}')
-    edge._relay_frame("home5", cat_link, None, gone_record(key_bytes("edge5.3")))
-    edge._flush()
+    edge.post.socket_gone("home5", gone_record(key_bytes("edge5.3")))  # (nothing to retry)
+    edge.post.flush()
     assert len(failures) == 1 and failures[0] is not None
     failures[0](RedisConnectionError("lost"))
     assert ann.closed_with == bob.closed_with == 1012
-    assert cat.closed_with is None  # only a gone socket's record: nothing to retry
 
 
 async def test_client_frames_caught_by_a_drop_before_their_batch_went_out_are_answered_here():
     edge = relay_named("edge6")
-    edge.publisher = SimpleNamespace(ready=False, connect_soon=lambda: None)  # type: ignore[assignment]
-    new, playing, leaving = FakeConn(), FakeConn(), FakeConn()
-    new_link, playing_link, leaving_link = (Link(c, "home6") for c in (new, playing, leaving))  # type: ignore[arg-type]
+    edge.post.publisher = SimpleNamespace(ready=True, connect_soon=lambda: None)  # type: ignore[assignment]
+    new, playing = FakeConn(), FakeConn()
+    new_link, playing_link = (Link(c, "home6") for c in (new, playing))  # type: ignore[arg-type]
     playing_link.sent = 3
     client_frame(edge, "home6", "edge6.1", new_link, b'{"type":"hello","token":"abcdefgh"}')
     client_frame(edge, "home6", "edge6.2", playing_link, b'{"type":"draw","id":"d7"}')
     client_frame(edge, "home6", "edge6.2", playing_link, b'{"type":"ping"}')
-    edge._relay_frame("home6", leaving_link, None, gone_record(key_bytes("edge6.3")))
-    edge._flush()  # the connection went down after they were queued
+    edge.post.socket_gone("home6", gone_record(key_bytes("edge6.3")))
+    edge.post.publisher.ready = False  # the connection went down after they were queued
+    edge.post.flush()
     assert new.closed_with == 1013  # its hello never went: it tries again later
     assert [orjson.loads(a) for a in playing.answers] == [
         {"type": "error", "id": "d7", "code": "unavailable", "message": "unavailable, try again"},
         {"type": "pong"}]
     assert playing.closed_with is None
-    assert edge._gone_later == [("home6", gone_record(key_bytes("edge6.3")))]  # sent once it is back
-    assert edge._to_home == {}
+    assert edge.post.gone_later == [("home6", gone_record(key_bytes("edge6.3")))]  # sent once it is back
+    assert edge.post.to_home == {}
 
 
 async def test_a_gap_in_a_senders_numbers_closes_the_sockets_relayed_with_it():
@@ -159,20 +159,20 @@ async def test_a_gap_in_a_senders_numbers_closes_the_sockets_relayed_with_it():
     edge.relayed["home2.7"] = relayed  # (relayed both ways between the same two processes)
     assert other is not None
     home.send_frames("edge2", "edge2.1", [b"a"])
-    home._flush()
+    home.post.flush()
     home.send_frames("edge2", "edge2.1", [b"b"])
-    home._flush()
+    home.post.flush()
     assert near.frames == [b"a", b"b"] and near.closed_with is None
-    home._next_out["edge2"] += 1  # a message lost on the way
+    home.post.next_out["edge2"] += 1  # a message lost on the way
     home.send_frames("edge2", "edge2.1", [b"d"])
-    home._flush()
+    home.post.flush()
     assert near.closed_with == 1012  # the client reconnects and gets the whole view
     assert far.closed_with is None  # relayed to another home: untouched
     assert (await relayed.receive())["type"] == "websocket.disconnect"
     # the count goes on from there
     home.send_frames("edge2", "edge2.1", [b"e"])
-    home._flush()
-    assert edge._in_order("home2", home._next_out["edge2"]) is True
+    home.post.flush()
+    assert edge.post.in_order("home2", home.post.next_out["edge2"]) is True
 
 
 def fake_redis(answer: Any, drop_first: bool = False):
@@ -281,12 +281,13 @@ async def test_what_is_known_of_processes_no_longer_relayed_with_is_forgotten():
     relay = relay_named("here")
     relay.links["here.1"] = Link(FakeConn(), "busy")  # type: ignore[arg-type]
     for node in ("busy", "old", "recent"):
-        relay._next_in[node] = relay._next_out[node] = 7
+        relay.post.next_in[node] = relay.post.next_out[node] = 7
     relay._heard.update({"busy": 0.0, "old": 0.0, "recent": 1000.0})
     relay._forget_idle(now=1100.0)
-    assert set(relay._next_in) == set(relay._next_out) == {"busy", "recent"}  # in use, or heard of lately
+    # in use, or heard of lately
+    assert set(relay.post.next_in) == set(relay.post.next_out) == {"busy", "recent"}
     relay._forget_idle(now=1400.0)
-    assert set(relay._next_in) == {"busy"}
+    assert set(relay.post.next_in) == {"busy"}
 
 
 async def test_a_connection_lost_as_it_opens_fails_its_publishes_and_the_next_pairs_right():
@@ -315,7 +316,7 @@ async def test_a_socket_closed_while_the_relay_was_down_is_reported_once_it_is_b
     wire(edge, home)
     session = RelayedSocket(home, "edge3", "edge3.4", "ABCDEF", "1.2.3.4", {})
     home.relayed["edge3.4"] = session
-    edge._gone_later.append(("home3", gone_record(key_bytes("edge3.4"))))
-    edge._flush()
+    edge.post.gone_later.append(("home3", gone_record(key_bytes("edge3.4"))))
+    edge.post.flush()
     assert (await session.receive())["type"] == "websocket.disconnect"
-    assert edge._gone_later == []
+    assert edge.post.gone_later == []
