@@ -14,6 +14,10 @@ n. Two routings (``--routing``, both by default):
   home, the process of its first socket (app/relay.py); the other processes relay their
   sockets to it.
 
+With ``--repeat`` each process count runs that many times, interleaved; the run with the
+median CPU cost per action is printed, then each count's ratio to the first count within each
+repeat and the median of those (see :func:`paired_ratios`).
+
 With ``--per-process`` the rooms are ``--rooms`` for each process (n processes drive n times as
 many rooms): each process then carries the same load as the single one, so the ratio shows the
 cost of coordination alone. Without it the same rooms are shared out, and each process of a
@@ -68,6 +72,24 @@ async def main_async(args: argparse.Namespace) -> None:
                   f"server CPU-second ({per_cpu / base:.0%} of 1 process), server CPU "
                   f"{run['cpu_share']:.0%}, errors {run['errors']}"
                   + (f"  [runs: {each}]" if args.repeat > 1 else ""), flush=True)
+        if args.repeat > 1 and len(counts) > 1:
+            print(paired_ratios(runs, counts), flush=True)
+
+
+def paired_ratios(runs: dict[int, list[dict[str, float]]], counts: list[int]) -> str:
+    """Each repeat's ratio to the first count's run of the same repeat, and their median.
+
+    The runs of one repeat follow each other within a minute, while this machine's speed
+    wanders over minutes (one process's figure moved from 887 to 984 between two repeats):
+    the ratio within a repeat leaves that drift out, which the ratio of the medians of all the
+    runs keeps in."""
+    parts = []
+    for n in counts[1:]:
+        ratios = sorted(runs[counts[0]][i]["cpu_us_per_action"] / run["cpu_us_per_action"]
+                        for i, run in enumerate(runs[n]))
+        each = ", ".join(f"{r:.0%}" for r in ratios)
+        parts.append(f"{n}: {ratios[len(ratios) // 2]:.0%} [{each}]")
+    return f"paired by repeat, median ratio to {counts[0]} process(es): " + "; ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> None:

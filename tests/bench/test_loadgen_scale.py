@@ -61,3 +61,14 @@ async def test_idle_memory_is_measured_on_a_fresh_process_when_the_run_started_i
     assert measured == ([("http://fresh", 99)] if fresh else [("http://used", 7)])
     assert len(spawned) == int(fresh)
     assert ("a fresh server process" in capsys.readouterr().out) is fresh
+
+
+def test_paired_ratios_compare_each_repeat_with_its_own_first_count():
+    """A machine that runs slower in the second repeat slows every count of that repeat: the
+    ratios within each repeat stay put where the ratio of the medians would move."""
+    runs = {1: [{"cpu_us_per_action": 1000.0}, {"cpu_us_per_action": 1500.0}, {"cpu_us_per_action": 1000.0}],
+            2: [{"cpu_us_per_action": 1100.0}, {"cpu_us_per_action": 1650.0}, {"cpu_us_per_action": 1250.0}],
+            3: [{"cpu_us_per_action": 1000.0}, {"cpu_us_per_action": 1500.0}, {"cpu_us_per_action": 2000.0}]}
+    line = loadgen_scale.paired_ratios(runs, [1, 2, 3])
+    assert line == ("paired by repeat, median ratio to 1 process(es): "
+                    "2: 91% [80%, 91%, 91%]; 3: 100% [50%, 100%, 100%]")
