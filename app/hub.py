@@ -104,6 +104,9 @@ class Hub:
         for conns in self.connections.values():
             for conn in conns.values():
                 conn.close(1012)
+        if self._leaving is not None:  # the heartbeat's removal, started by stopping()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._leaving, 1.0)
         with contextlib.suppress(Exception):
             # a clean stop: the players come back through another process; until they do they
             # are disconnected (not after node_ttl_ms, as for a crash)
