@@ -169,6 +169,8 @@ class Relay:
         if not listening:
             self._give_up(home)
             return False
+        if self._gone.get(home, 0) > time.monotonic():  # it said it is leaving while we waited
+            return False
         # listed once the home has it: a give-up meanwhile (another socket found the home
         # gone) must not close this socket, which is served here then
         link = self.links[key] = Link(conn, home)
