@@ -194,10 +194,7 @@ class Relay:
                 # not waited for, nor answered: it goes in this loop turn's batch to the home,
                 # after this socket's earlier frames, and a home that stopped listening is
                 # found by the pings
-                if self.post.publisher.ready:
-                    self.post.relay_frame(home, link, payload, client_record(kind, prefix, payload))
-                else:
-                    self.post.publisher.connect_soon()
+                if not self.post.relay_frame(home, link, payload, client_record(kind, prefix, payload)):
                     self.unsent(link, payload)
         finally:
             self.links.pop(key, None)

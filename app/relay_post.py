@@ -102,13 +102,18 @@ class Post:
         batch.append(record)
         self._flush_soon()
 
-    def relay_frame(self, home: str, link: Link, payload: bytes, record: bytes) -> None:
-        """A client's frame for its home (the connection is open: see ``Relay.serve``)."""
+    def relay_frame(self, home: str, link: Link, payload: bytes, record: bytes) -> bool:
+        """A client's frame for its home, in this turn's batch; False when the connection is
+        down (nothing is queued: the frame is answered at the edge, ``Relay.unsent``)."""
+        if not self.publisher.ready:
+            self.publisher.connect_soon()
+            return False
         to_home = self.to_home.get(home)
         if to_home is None:
             to_home = self.to_home[home] = []
         to_home.append((link, payload, record))
         self._flush_soon()
+        return True
 
     def socket_gone(self, home: str, record: bytes) -> None:
         """A relayed socket closed: its session on ``home`` must end, now or once the
