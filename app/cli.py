@@ -4,38 +4,43 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="mercyless")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serving = sub.add_parser("serve", help="run the server")
+    serving.add_argument("--host", default="127.0.0.1")
+    serving.add_argument("--port", type=int, default=8000)
     sub.add_parser("migrate", help="upgrade the database schema to the latest revision")
     args = parser.parse_args(argv)
     if args.command == "serve":
-        _serve(args.host, args.port)
+        serve(args.host, args.port)
     elif args.command == "migrate":
-        from .db import upgrade_sync
-        from .settings import get_settings
+        from app.core.settings import get_settings
+        from app.history.db import upgrade_sync
 
         url = get_settings().database_url
         upgrade_sync(url)
         print(f"database at head: {url.split('@')[-1]}")
 
 
-def _serve(host: str, port: int) -> None:
+def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> None:
+    """Run the server until it is stopped; ``wrap`` puts an ASGI layer around the app (the
+    benchmarks' echoes, bench/serve.py)."""
     import uvicorn
 
-    from .main import create_app
-    from .serving import QuietServer
-    from .settings import get_settings
+    from app.core.settings import get_settings
+    from app.main import create_app
+    from app.transport.serving import QuietServer
 
     settings = get_settings()
+    app = create_app(settings)
     print(f"Mercyless is starting: open http://{host}:{port}/ in your browser", flush=True)
     config = uvicorn.Config(
-        create_app(settings), host=host, port=port, log_level=settings.log_level.lower(),
+        wrap(app) if wrap else app, host=host, port=port, log_level=settings.log_level.lower(),
         # the sans-I/O implementation by name, not "auto" (which picks the legacy one before
         # uvicorn 0.50): the one the benchmarks measure, and the one RawSocket.write_frames uses
         ws="websockets-sansio", ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,

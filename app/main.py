@@ -15,20 +15,21 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
 
-from . import api, api_history, bench_echo, ws
-from .api import ApiError, error_response
-from .bench_echo import PATH as ECHO_PATH
-from .clock import Clock
-from .db import make_engine, sessions, upgrade
-from .gc_pacing import paced_collector
-from .history import HistoryWriter
-from .hub import Hub
-from .logs import setup_logging
-from .paths import WEB_DIR
-from .protocol import Err
-from .settings import Settings, get_settings
-from .socket import RawSocket, game_socket_code, route_path
-from .store import RoomStore, make_redis
+from app.api import history as api_history
+from app.api import rooms as api
+from app.api.rooms import ApiError, error_response
+from app.cluster.hub import Hub
+from app.core.clock import Clock
+from app.core.gc_pacing import paced_collector
+from app.core.logs import setup_logging
+from app.core.paths import WEB_DIR
+from app.core.protocol import Err
+from app.core.settings import Settings, get_settings
+from app.history.db import make_engine, sessions, upgrade
+from app.history.writer import HistoryWriter
+from app.storage.store import RoomStore, make_redis
+from app.transport import session as ws
+from app.transport.asgi import RawSocket, game_socket_code
 
 log = logging.getLogger("mercyless")
 
@@ -39,21 +40,18 @@ FULL_COLLECTION_EVERY = 100
 class MercylessApp(FastAPI):
     """FastAPI, with the game's sockets (``/ws/{code}``) answered before its middleware and
     router: a socket is open for a whole game night, and each layer it would wait in costs
-    memory, collector time and a hop per frame (app.socket). Middleware added to this app
+    memory, collector time and a hop per frame (app.transport.asgi). Middleware added to this app
     therefore does not see game sockets."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         code = game_socket_code(scope)
         if code is not None:
             await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
-        elif (scope["type"] == "websocket" and self.state.settings.bench_echo
-              and route_path(scope) == ECHO_PATH):
-            await bench_echo.serve(RawSocket(scope, receive, send))
         else:
             await super().__call__(scope, receive, send)
 
     def stopping(self) -> None:
-        """The server got its stop signal and is about to close the sockets (app.serving)."""
+        """The server got its stop signal and is about to close the sockets (app.transport.serving)."""
         hub = getattr(self.state, "hub", None)
         if hub is not None:
             hub.stopping()
@@ -109,8 +107,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.settings = settings
     app.include_router(api.router)
     app.include_router(api_history.router)
-    if settings.bench_echo:
-        app.include_router(bench_echo.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:

@@ -3,7 +3,7 @@
 
 Four players play whole matches the way the load generator's clients do (a random legal move
 from each one's view; the host asks for the rematch), through the server's own code: a client
-message's parsing and intent (app.ws), the actor's run, commit (the room document, the Redis
+message's parsing and intent (app.transport.session), the actor's run, commit (the room document, the Redis
 command's arguments) and fan-out (four views, four diffs, the patch and ack frames' text).
 The sockets and Redis are stand-ins that keep the text and answer at once, so the figure is
 the per-action work the server does on top of what the same-stack echo does per frame. The
@@ -22,15 +22,15 @@ import secrets
 import time
 from typing import Any
 
-from app import logic
-from app.actor import RoomActor
-from app.clock import StepClock
-from app.connection import TokenBucket
-from app.hub import Hub
-from app.protocol import dumps, parse_json, parse_message
-from app.room import Loaded
-from app.settings import Settings
-from app.ws import _intent_for
+from app.cluster.hub import Hub
+from app.core.clock import StepClock
+from app.core.protocol import dumps, parse_json, parse_message
+from app.core.settings import Settings
+from app.rooms import logic
+from app.rooms.actor import RoomActor
+from app.rooms.model import Loaded
+from app.transport.connection import TokenBucket
+from app.transport.session import _intent_for
 
 
 class StubStore:
@@ -81,7 +81,7 @@ class Client:
         self.ids = 0
 
     def move(self, rng: random.Random) -> str | None:
-        """The load generator's choice (app.loadgen.Player.move) as the frame it would send."""
+        """The load generator's choice (bench.loadgen.Player.move) as the frame it would send."""
         view, me = self.conn.view or {}, self.conn.player
         game = view.get("game")
         status = view.get("room", {}).get("status")

@@ -1,7 +1,7 @@
 """What making one WebSocket text frame costs: ``python -m bench.frames [--size 500]``.
 
 The library's way (websockets' sans-I/O ``send_text`` then ``data_to_send``, as uvicorn's
-``send`` does it) against ``app.socket.text_frames``, which the server uses when no extension
+``send`` does it) against ``app.transport.asgi.text_frames``, which the server uses when no extension
 is negotiated. Prints microseconds per frame, the best of five timings.
 """
 
@@ -13,7 +13,7 @@ import timeit
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from app.socket import text_frames
+from app.transport.asgi import text_frames
 
 
 def main() -> None:
@@ -33,7 +33,7 @@ def main() -> None:
         return text_frames((text,))
 
     assert library() == ours(), "the two framings differ"
-    for name, make in (("websockets send_text + data_to_send", library), ("app.socket.text_frames", ours)):
+    for name, make in (("websockets send_text + data_to_send", library), ("app text_frames", ours)):
         best = min(timeit.repeat(make, number=args.number, repeat=5)) / args.number
         print(f"{name:38} {best * 1e6:6.2f} us per {args.size}-byte frame")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from app.loadgen import cpu_seconds, settings_env, spawn
+from bench.loadgen import cpu_seconds, settings_env, spawn
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from app.loadgen import game_run, run_fast, settings_env, spawn
+from bench.loadgen import game_run, run_fast, settings_env, spawn
 
 
 async def main_async(args: argparse.Namespace) -> None:

@@ -15,7 +15,7 @@ import asyncio
 import statistics
 from pathlib import Path
 
-from app.loadgen import game_run, spawn
+from bench.loadgen import game_run, spawn
 
 
 async def compare(roots: list[Path], redis: str, pairs: int, rooms: int, seconds: float) -> list[list[float]]:

@@ -7,7 +7,7 @@ import asyncio
 from alembic import context
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from app.models import Base
+from app.history.models import Base
 
 config = context.config
 target_metadata = Base.metadata
@@ -17,7 +17,7 @@ def _url() -> str:
     url = config.get_main_option("sqlalchemy.url")
     if url:
         return url
-    from app.settings import get_settings
+    from app.core.settings import get_settings
 
     return get_settings().database_url
 

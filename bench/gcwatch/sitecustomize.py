@@ -1,7 +1,7 @@
 """Garbage-collector pauses of every Python process started with this directory on PYTHONPATH
-(``app.loadgen`` passes its PYTHONPATH on to the server it starts).
+(``bench.loadgen`` passes its PYTHONPATH on to the server it starts).
 
-    GCWATCH=/tmp/gc PYTHONPATH=bench/gcwatch .venv/bin/python -m app.loadgen --rooms 250 \\
+    GCWATCH=/tmp/gc PYTHONPATH=bench/gcwatch .venv/bin/python -m bench.loadgen --rooms 250 \\
         --sat-rooms 1 --duration 20 --echo-conns 2 --idle 0
     grep gen2 /tmp/gc/*server*
 

@@ -84,8 +84,16 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
 
+def _command(module: str) -> list[str]:
+    return [module, "serve"] if module == "app" else [module]
+
+
 class ServerProcess:
-    def __init__(self, *, redis: str = "fake", prefix: str | None = None, **settings: Any) -> None:
+    def __init__(self, *, redis: str = "fake", prefix: str | None = None, module: str = "app",
+                 **settings: Any) -> None:
+        """``module`` is what runs with ``serve``: ``app`` (``mercyless serve``) or ``bench.serve``
+        (the same with the load benchmark's echoes)."""
+        self.module = module
         self.port = free_port()
         self.prefix = prefix or f"test-{uuid.uuid4().hex[:8]}"
         self.env = dict(os.environ)
@@ -116,7 +124,7 @@ class ServerProcess:
         # would stop the server in the middle of a test
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process's life
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--port", str(self.port)], cwd=ROOT, env=self.env,
+            [sys.executable, "-m", *_command(self.module), "--port", str(self.port)], cwd=ROOT, env=self.env,
             stdout=subprocess.DEVNULL, stderr=self._log)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

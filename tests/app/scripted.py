@@ -21,7 +21,7 @@ import orjson
 import redis
 import websockets
 
-from app.room import Room
+from app.rooms.model import Room
 from engine import GameState, Record, digest, replay
 
 from .harness import Client, ServerProcess

@@ -10,7 +10,7 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from app.batch import GroupCommit
+from app.storage.batch import GroupCommit
 
 
 def run(coro):

@@ -1,4 +1,4 @@
-"""app.connection: frames go out in order, at once when the socket takes them; a socket whose
+"""app.transport.connection: frames go out in order, at once when the socket takes them; a socket whose
 frames cannot be written in time is dropped, and only that one."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from starlette.websockets import WebSocketState
 
-from app.connection import Connection
+from app.transport.connection import Connection
 
 
 class FakeSocket:

@@ -10,12 +10,12 @@ import uuid
 import orjson
 import pytest
 
-from app.actor import RoomActor
-from app.clock import Clock
-from app.hub import Hub
-from app.room import ROUND_OVER, Room, Seat
-from app.settings import Settings
-from app.store import RoomStore
+from app.cluster.hub import Hub
+from app.core.clock import Clock
+from app.core.settings import Settings
+from app.rooms.actor import RoomActor
+from app.rooms.model import ROUND_OVER, Room, Seat
+from app.storage.store import RoomStore
 
 GRACE_MS = 100_000
 

@@ -1,4 +1,4 @@
-"""app.diff: the RFC 6902 patch between two views turns the old one into the new one."""
+"""app.rooms.diff: the RFC 6902 patch between two views turns the old one into the new one."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.diff import diff, diff_view, patch_json
+from app.rooms.diff import diff, diff_view, patch_json
 from engine.game import apply, new_game
 from engine.legal import legal_actions
 from engine.rules import make_rules
@@ -121,7 +121,7 @@ _OWN_PATHS = tuple(f"/game/{key}" for key in OWN_GAME_KEYS)
 
 
 def _table(s, viewers, now):
-    """A table's views as app.room.room_views builds them: a ``room`` part shared by all."""
+    """A table's views as app.rooms.model.room_views builds them: a ``room`` part shared by all."""
     public, views = table_views(s, viewers, None, now)
     room = {"code": "ABCD", "status": "playing", "round": 1 + s.moves // 40, "spectators": []}
     return public, {v: {"room": room, **view} for v, view in views.items()}

@@ -4,7 +4,7 @@ lobby changes and the deal, plays with all three draw rules, bots, lost commit r
 reloads, catch-ups with and without the committed document, ``sync``, a hello that replaces a
 socket, joins during a round (spectators), leaving, and rounds and matches that end (the
 ``revealed`` part comes and goes). The fan-out diffs each socket's last view against its new
-one by way of the public game both were built from (app.diff.diff_view), so a socket whose
+one by way of the public game both were built from (app.rooms.diff.diff_view), so a socket whose
 view and public game ever fell out of step would get a wrong patch here."""
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ import jsonpatch
 import orjson
 import pytest
 
-from app import bots, logic
-from app.clock import StepClock
-from app.hub import Hub
-from app.intent import Intent, no_change
-from app.protocol import parse_message
-from app.settings import Settings
-from app.store import RoomStore
-from app.ws import _intent_for
+from app.cluster.hub import Hub
+from app.core.clock import StepClock
+from app.core.protocol import parse_message
+from app.core.settings import Settings
+from app.rooms import logic
+from app.rooms import timers as bots
+from app.rooms.intent import Intent, no_change
+from app.storage.store import RoomStore
+from app.transport.session import _intent_for
 
 CODE = "ABCD"
 

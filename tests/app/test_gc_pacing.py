@@ -9,8 +9,8 @@ import weakref
 
 import pytest
 
-from app import gc_pacing
-from app.gc_pacing import (
+from app.core import gc_pacing
+from app.core.gc_pacing import (
     FULL_AT_LEAST_EVERY_S,
     MAX_WAIT_S,
     MIN_WAIT_S,
@@ -143,7 +143,7 @@ def test_light_steady_play_that_reaches_the_ceiling_is_not_taken_for_idle(collec
 def test_the_load_generator_waits_past_the_idle_collection(collector_off, short_pauses, monkeypatch):
     """``idle_collection_within_s`` is the time the beats really take, from the last busy one to
     the idle full collection, and the load generator's settling time is longer."""
-    from app.loadgen import IDLE_SETTLE_S
+    from bench.loadgen import IDLE_SETTLE_S
 
     pacer = CollectorPacer()
     _long_pauses(monkeypatch)
@@ -215,8 +215,8 @@ async def test_a_failing_beat_is_logged_and_the_beats_go_on(monkeypatch, caplog)
 
 
 async def test_the_app_paces_the_collector_unless_told_not_to(tmp_path):
+    from app.core.settings import Settings
     from app.main import create_app
-    from app.settings import Settings
 
     for paced in (True, False):
         app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/{paced}.sqlite3",

@@ -17,7 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from app.history import HistoryWriter
+from app.history.writer import HistoryWriter
 from engine import Record, replay
 
 from .harness import Client, ServerProcess, real_redis_available
@@ -329,7 +329,7 @@ async def _tables(url: str) -> dict[str, list[tuple]]:
 
 
 async def _fresh_database(kind: str, tmp_path: Path, name: str) -> str:
-    from app.db import upgrade
+    from app.history.db import upgrade
 
     if kind == "sqlite":
         url = f"sqlite+aiosqlite:///{tmp_path / name}.sqlite3"
@@ -351,8 +351,8 @@ async def test_a_batch_writes_the_same_rows_as_one_round_at_a_time(kind, tmp_pat
     """Two rooms, a match that begins and ends inside the batch, a match begun by an earlier
     write, a round already stored and a round listed twice: the batch leaves every table as
     writing the rounds one by one does, each round once."""
-    from app.db import make_engine, sessions
-    from app.history import write_round, write_rounds
+    from app.history.db import make_engine, sessions
+    from app.history.writer import write_round, write_rounds
 
     first = [("AAAA", _entry("AAAA", 1, 1))]
     batch = [("AAAA", _entry("AAAA", 1, 1)), ("AAAA", _entry("AAAA", 1, 2, over=True, winner="p2")),
@@ -389,8 +389,8 @@ async def test_a_batch_that_meets_another_writers_rows_is_tried_again(kind, race
     stored ones: the transaction fails on the unique uid and is taken back. Tried again, the
     batch finds that round stored and writes the others; when the second try meets another
     such round too, the rounds are written one by one. Either way each is stored once."""
-    import app.history as history
-    from app.db import make_engine, sessions
+    import app.history.writer as history
+    from app.history.db import make_engine, sessions
 
     url = await _fresh_database(kind, tmp_path, "race")
     engine = make_engine(url)
@@ -447,7 +447,7 @@ async def test_a_flush_writes_every_waiting_room_in_one_batch_and_empties_the_in
 
     import fakeredis
 
-    import app.history as history
+    import app.history.writer as history
 
     redis = fakeredis.FakeAsyncRedis()
     store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
@@ -480,7 +480,7 @@ async def test_a_failed_batch_leaves_every_round_waiting(monkeypatch):
 
     import fakeredis
 
-    import app.history as history
+    import app.history.writer as history
 
     redis = fakeredis.FakeAsyncRedis()
     store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
@@ -507,7 +507,7 @@ async def test_rounds_that_end_close_together_are_written_in_one_transaction(mon
 
     import fakeredis
 
-    import app.history as history
+    import app.history.writer as history
 
     redis = fakeredis.FakeAsyncRedis()
     store = SimpleNamespace(redis=redis, prefix="t", outbox_key=lambda code: f"t:{{{code}}}:outbox")
@@ -548,7 +548,7 @@ async def test_rounds_that_end_close_together_are_written_in_one_transaction(mon
 def _two_writers(monkeypatch):
     """Writers A and B (two processes) on one Redis; A's writes wait for ``gate`` (set
     ``a_writing`` first); ``writes`` lists (writer, uid) as each writes."""
-    import app.history as history
+    import app.history.writer as history
 
     hub, redis, store = _fake_hub()
     gate, a_writing, writes = asyncio.Event(), asyncio.Event(), []
@@ -582,7 +582,7 @@ async def test_a_round_that_cannot_be_written_holds_up_its_own_room_only(monkeyp
     """A batch fails on one round's data (not an outage): the batch is written room by room,
     the other rooms' rounds (and the bad room's rounds before it) go, the bad one waits in its
     room's outbox, logged as an error with the room's code."""
-    import app.history as history
+    import app.history.writer as history
 
     hub, redis, store = _fake_hub()
     stored: list[str] = []
@@ -619,7 +619,7 @@ async def test_a_round_that_cannot_be_written_holds_up_its_own_room_only(monkeyp
 async def test_a_flush_reads_a_bounded_share_of_a_backlog(monkeypatch):
     """After an outage: rooms are flushed a group at a time, each room's first rounds only;
     a room with more waiting stays in the index and the next flush takes the rest, in order."""
-    import app.history as history
+    import app.history.writer as history
 
     hub, redis, store = _fake_hub()
     batches: list[list[str]] = []
@@ -651,10 +651,10 @@ async def test_a_record_that_no_longer_replays_gets_a_clear_refusal(tmp_path):
     summary is served, its replay is a 409 with a stable code, not a server error."""
     from types import SimpleNamespace
 
-    from app.api import ApiError
-    from app.api_history import round_detail, round_replay
-    from app.db import make_engine, sessions
-    from app.history import write_round
+    from app.api.history import round_detail, round_replay
+    from app.api.rooms import ApiError
+    from app.history.db import make_engine, sessions
+    from app.history.writer import write_round
     from engine import Action, ActionKind, Record, make_rules, new_game
 
     rules = make_rules({"turn_timer_s": 0})

@@ -1,11 +1,11 @@
-"""app.logic without a server: a round that ends at the deal moves the room on."""
+"""app.rooms.logic without a server: a round that ends at the deal moves the room on."""
 
 from __future__ import annotations
 
 import pytest
 
-from app import logic
-from app.room import Loaded
+from app.rooms import logic
+from app.rooms.model import Loaded
 from engine import make_rules, new_game
 
 # a first card's draw that takes the first player to the mercy limit ends a 2-seat round at once

@@ -111,7 +111,7 @@ async def test_a_deadline_of_a_room_that_expired_is_dropped():
 
 
 def test_the_quiet_server_keeps_the_date_header_and_stops_at_once_on_sigterm():
-    """app.serving wakes uvicorn's main loop once a second instead of ten times: the Date header
+    """app.transport.serving wakes uvicorn's main loop once a second instead of ten times: the Date header
     is still there, and SIGTERM still shuts the server down cleanly (startup and shutdown run)."""
     server = ServerProcess(log_level="INFO").start()
     try:

@@ -11,10 +11,10 @@ import uuid
 
 import pytest
 
-from app.clock import Clock
-from app.hub import Hub
-from app.settings import Settings
-from app.store import RoomStore
+from app.cluster.hub import Hub
+from app.core.clock import Clock
+from app.core.settings import Settings
+from app.storage.store import RoomStore
 
 
 class FakeConnection:

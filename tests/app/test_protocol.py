@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.logic import to_action
-from app.protocol import GAME_TYPES, parse_message
+from app.core.protocol import GAME_TYPES, parse_message
+from app.rooms.logic import to_action
 from engine import Action
 
 MESSAGES = [

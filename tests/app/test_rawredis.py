@@ -9,8 +9,8 @@ import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
-from app.batch import GroupCommit
-from app.rawredis import RawConnection, pack
+from app.storage.batch import GroupCommit
+from app.storage.rawredis import RawConnection, pack
 
 
 def test_pack_spells_resp():

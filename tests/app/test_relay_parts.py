@@ -15,10 +15,19 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.metrics import Metrics
-from app.publisher import Publisher
-from app.relay import Relay
-from app.relay_wire import BATCH, BINARY, TEXT, Link, RelayedSocket, client_record, gone_record, key_bytes
+from app.cluster.publisher import Publisher
+from app.core.metrics import Metrics
+from app.transport.relay import Relay
+from app.transport.relay_wire import (
+    BATCH,
+    BINARY,
+    TEXT,
+    Link,
+    RelayedSocket,
+    client_record,
+    gone_record,
+    key_bytes,
+)
 
 from .harness import REAL_REDIS, free_port, real_redis_available
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from app.room import Loaded, Room, Seat, game_part
+from app.rooms.model import Loaded, Room, Seat, game_part
 from engine import STANDARD_DECK, GameState, make_rules, new_game
 
 
@@ -107,7 +107,7 @@ def test_the_document_holds_exactly_the_fields_of_the_room_and_its_members(caplo
     must not reach Redis, and every field must."""
     from dataclasses import fields
 
-    from app.room import Spectator, _only_fields
+    from app.rooms.model import Spectator, _only_fields
 
     room, _ = _playing()
     room.spectators.append(Spectator("s1", "Cat", "hash"))

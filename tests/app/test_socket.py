@@ -1,4 +1,4 @@
-"""app.socket and the route ahead of FastAPI: which sockets are the game's, the allowed origins,
+"""app.transport.asgi and the route ahead of FastAPI: which sockets are the game's, the allowed origins,
 and the benchmark's echoes (served only when asked for)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from app.socket import RawSocket, game_socket_code
+from app.transport.asgi import RawSocket, game_socket_code
 
 from .harness import Client, ServerProcess
 
@@ -85,7 +85,7 @@ async def test_a_raw_socket_refuses_to_accept_without_a_connect_message():
 @pytest.fixture(scope="module")
 def servers():
     started = {"plain": ServerProcess(allowed_origins=[FRIENDS]).start(),
-               "bench": ServerProcess(bench_echo="true").start()}
+               "bench": ServerProcess(module="bench.serve").start()}
     yield started
     for proc in started.values():
         err = proc.stop()
@@ -112,7 +112,7 @@ async def test_game_sockets_from_other_origins_are_refused(servers):
         await ws.close()
 
 
-async def test_a_path_below_a_room_is_no_game_socket_and_the_echo_needs_the_bench_setting(servers):
+async def test_a_path_below_a_room_is_no_game_socket_and_the_echo_is_the_benchmarks_alone(servers):
     server = servers["plain"]
     host = server.create("Ann")
     assert await _refused(f"{server.ws_url}/ws/{host['code']}/more") == 403  # no such route
@@ -138,7 +138,7 @@ def test_text_frames_are_the_frames_the_websocket_library_makes(size):
     from websockets.protocol import State
     from websockets.server import ServerProtocol
 
-    from app.socket import text_frames
+    from app.transport.asgi import text_frames
 
     conn = ServerProtocol()
     conn.state = State.OPEN
@@ -159,7 +159,7 @@ async def test_several_frames_go_out_in_one_write_on_uvicorns_websocket(deflate,
     write to the transport, in order, and a socket that is not open (not yet accepted, or
     closed) must refuse rather than write."""
 
-    import app.socket as app_socket
+    import app.transport.asgi as app_socket
 
     results: dict[str, object] = {}
     writes: list[bytes] = []
@@ -240,7 +240,7 @@ async def test_frames_given_as_bytes_reach_the_client_as_text_frames(deflate, di
     """The fan-out hands a connection orjson's bytes: written at once (framed here, or by the
     library with permessage-deflate) or queued behind a write that must wait, each arrives as
     the text frame of the same JSON, in order, mixed with str frames."""
-    from app.connection import Connection
+    from app.transport.connection import Connection
 
     frames: list[str | bytes] = [b'{"type":"patch","t":"' + "é".encode() * 50 + b'"}', '{"type":"ack"}',
                                  b'{"big":"' + b"y" * 70_000 + b'"}', *[b'{"n":%d}' % i for i in range(20)]]

@@ -8,7 +8,7 @@ import contextlib
 
 import redis.asyncio as aioredis
 
-from app.subscriber import Subscriber
+from app.cluster.subscriber import Subscriber
 
 WAIT = 10.0
 

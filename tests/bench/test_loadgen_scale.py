@@ -1,4 +1,4 @@
-"""app.loadgen_scale shares the rooms out over the processes, or gives each process its own."""
+"""bench.loadgen_scale shares the rooms out over the processes, or gives each process its own."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from app import loadgen_scale
+from bench import loadgen_scale
 
 
 class _Proc:
@@ -39,7 +39,7 @@ async def test_the_rooms_driven_for_each_process_count(monkeypatch, per_process,
 @pytest.mark.parametrize("fresh", [True, False])
 async def test_idle_memory_is_measured_on_a_fresh_process_when_the_run_started_its_servers(
         monkeypatch, capsys, fresh):
-    from app import loadgen
+    from bench import loadgen
 
     spawned: list[_Proc] = []
     measured: list[tuple[str, int]] = []

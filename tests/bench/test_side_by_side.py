@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.loadgen import ROOT
 from bench import side_by_side
+from bench.loadgen import ROOT
 
 from ..app.harness import real_redis_available
 

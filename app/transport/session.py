@@ -14,16 +14,15 @@ from typing import Any
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketState
 
+from app.cluster.hub import Hub
+from app.core.codes import normalize_code, token_hash
+from app.core.protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message, usable_id
+from app.rooms import logic
+from app.rooms.intent import Intent, error
+from app.rooms.model import Loaded
+from app.transport.asgi import RawSocket
+from app.transport.connection import Connection
 from engine import Event
-
-from . import logic
-from .codes import normalize_code, token_hash
-from .connection import Connection
-from .hub import Hub
-from .intent import Intent, error
-from .protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message, usable_id
-from .room import Loaded
-from .socket import RawSocket
 
 log = logging.getLogger("mercyless.ws")
 
@@ -40,7 +39,7 @@ def origin_allowed(ws: RawSocket, allowed: list[str]) -> bool:
 
 async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
     """One player's socket on ``/ws/{code}``, from the handshake to the close (app.main routes
-    it here ahead of FastAPI's router: see app.socket)."""
+    it here ahead of FastAPI's router: see app.transport.asgi)."""
     settings = hub.settings
     if not origin_allowed(ws, settings.allowed_origins):
         await ws.close(1008)

@@ -63,7 +63,6 @@ class Settings(BaseSettings):
     failed_joins_per_min: int = 10  # per client address; 0 = no limit (load tests)
     sockets_per_ip: int = 64  # open WebSockets per client address; 0 = no limit
     answers_kept: int = 4096
-    bench_echo: bool = False  # mount /ws-echo for the load benchmark
 
 
 @lru_cache

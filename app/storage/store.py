@@ -32,10 +32,10 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
-from .batch import GroupCommit
-from .rawredis import RawConnection
-from .room import STEPS_MARK
-from .settings import Settings
+from app.core.settings import Settings
+from app.rooms.model import STEPS_MARK
+from app.storage.batch import GroupCommit
+from app.storage.rawredis import RawConnection
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')

@@ -9,15 +9,14 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from redis.exceptions import RedisError
 
+from app.cluster.hub import Hub
+from app.core.codes import clean_name, new_code, normalize_code
+from app.core.protocol import Err
+from app.rooms import logic
+from app.rooms.intent import Intent
+from app.rooms.model import Loaded, Room, summary
+from app.storage.store import Stale
 from engine import Event, rules_catalog
-
-from . import logic
-from .codes import clean_name, new_code, normalize_code
-from .hub import Hub
-from .intent import Intent
-from .protocol import Err
-from .room import Loaded, Room, summary
-from .store import Stale
 
 router = APIRouter()
 

@@ -17,8 +17,8 @@ from typing import Protocol
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from .publisher import Publisher
-from .relay_wire import BATCH, SEQ, Link
+from app.cluster.publisher import Publisher
+from app.transport.relay_wire import BATCH, SEQ, Link
 
 log = logging.getLogger("mercyless.relay")
 

@@ -7,12 +7,11 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Request
 
+from app.api.rooms import ApiError
+from app.core.codes import normalize_code
+from app.core.protocol import Err
+from app.history.writer import load_round, public_replay, room_history, round_summary
 from engine import IllegalAction
-
-from .api import ApiError
-from .codes import normalize_code
-from .history import load_round, public_replay, room_history, round_summary
-from .protocol import Err
 
 router = APIRouter()
 

@@ -13,21 +13,20 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from redis.exceptions import RedisError
 
+from app.cluster.limits import AddressLimits
+from app.cluster.subscriber import Subscriber
+from app.core.clock import Clock
+from app.core.metrics import Metrics
+from app.core.settings import Settings
+from app.rooms import logic
+from app.rooms.actor import RoomActor
+from app.rooms.intent import Intent
+from app.storage.store import RoomStore
+from app.transport.relay import Relay
 from engine import Event, EventKind
 
-from . import logic
-from .actor import RoomActor
-from .clock import Clock
-from .intent import Intent
-from .limits import AddressLimits
-from .metrics import Metrics
-from .relay import Relay
-from .settings import Settings
-from .store import RoomStore
-from .subscriber import Subscriber
-
 if TYPE_CHECKING:
-    from .connection import Connection
+    from app.transport.connection import Connection
 
 log = logging.getLogger("mercyless.hub")
 #: what a Redis call may raise while Redis, or this process, is going away

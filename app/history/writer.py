@@ -25,13 +25,12 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQL
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlalchemy.orm import selectinload
 
+from app.history.models import Match, Round, RoundRecord, RoundSeat
 from engine import Record, apply, view_for
 from engine.record import start as start_round
 
-from .models import Match, Round, RoundRecord, RoundSeat
-
 if TYPE_CHECKING:
-    from .hub import Hub
+    from app.cluster.hub import Hub
 
 log = logging.getLogger("mercyless.history")
 

@@ -1,4 +1,4 @@
-"""Load generator: ``python -m app.loadgen [--rooms 250 --clients 4 --rate 1 --duration 20]``.
+"""Load generator: ``python -m bench.loadgen [--rooms 250 --clients 4 --rate 1 --duration 20]``.
 
 Starts a server process (real Redis at ``--redis``, limits lifted for one address) or drives
 ``--url``, fills N rooms with M scripted WebSocket players, and prints for a paced run and a
@@ -27,8 +27,8 @@ from typing import Any
 import httpx
 import websockets
 
-from . import gc_pacing
-from .loadgen_table import Stats, setup_rooms, start_rooms, ws_url
+from app.core import gc_pacing
+from bench.loadgen_table import Stats, setup_rooms, start_rooms, ws_url
 
 ROOT = Path(__file__).resolve().parent.parent
 CLK = os.sysconf("SC_CLK_TCK")
@@ -222,15 +222,21 @@ def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None 
     ``env``'s settings on top), from the checkout at ``root``; returns it and its URL once it
     answers."""
     port = _free_port()
-    environ = dict(os.environ, REDIS_URL=redis_url, BENCH_ECHO="true", RATE_BURST="1000000",
+    environ = dict(os.environ, REDIS_URL=redis_url, RATE_BURST="1000000",
                SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0", RATE_PER_S="1000000",
                LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}",
                # the caller's path after ours (instrumentation such as a sitecustomize)
                PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
                # a database file of its own: processes sharing one SQLite file would wait on its lock
                DATABASE_URL=f"sqlite+aiosqlite:///{tempfile.gettempdir()}/mercyless-load-{port}.sqlite3")
+    # the echoes come with bench.serve; a checkout older than it served them with BENCH_ECHO
+    if (root / "bench" / "serve.py").exists():
+        command = [sys.executable, "-m", "bench.serve", "--port", str(port)]
+    else:
+        command = [sys.executable, "-m", "app", "serve", "--port", str(port)]
+        environ["BENCH_ECHO"] = "true"
     environ.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], env=environ,
+    proc = subprocess.Popen(command, env=environ,
                             stdout=subprocess.DEVNULL, cwd=root)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):

@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from redis.exceptions import RedisError
 
+from app.core.protocol import Err
+from app.rooms import logic
+from app.rooms import timers as bots
+from app.rooms.diff import DiffMemo, patch_json
+from app.rooms.intent import Intent, ack, error, no_change
+from app.rooms.model import Loaded, Room, game_part, room_views
+from app.storage.store import Duplicate, Stale
 from engine import Event, autoplay
 
-from . import bots, logic
-from .diff import DiffMemo, patch_json
-from .intent import Intent, ack, error, no_change
-from .protocol import Err
-from .room import Loaded, Room, game_part, room_views
-from .store import Duplicate, Stale
-
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .hub import Hub
+    from app.cluster.hub import Hub
+    from app.transport.connection import Connection
 
 EXPIRY_MARGIN_MS = 2000  # Redis's clock and ours differ a little; a tick must find the room gone
 log = logging.getLogger("mercyless.room")

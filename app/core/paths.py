@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-HOME = Path(os.environ.get("MERCYLESS_HOME") or Path(__file__).resolve().parent.parent)
+HOME = Path(os.environ.get("MERCYLESS_HOME") or Path(__file__).resolve().parents[2])
 WEB_DIR = HOME / "web"
 MIGRATIONS_DIR = HOME / "migrations"
 ALEMBIC_INI = HOME / "alembic.ini"

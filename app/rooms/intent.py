@@ -8,14 +8,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.core.protocol import dumps
+from app.rooms import logic
+from app.rooms.model import Loaded
 from engine import Event
 
-from . import logic
-from .protocol import dumps
-from .room import Loaded
-
 if TYPE_CHECKING:
-    from .connection import Connection
+    from app.transport.connection import Connection
 
 Run = Callable[[Loaded, int], list[Event]]
 

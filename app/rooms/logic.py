@@ -1,4 +1,4 @@
-"""What each intent does to a room: pure functions on a :class:`~app.room.Loaded` room.
+"""What each intent does to a room: pure functions on a :class:`~app.rooms.model.Loaded` room.
 
 Each function checks everything first and raises :class:`Refused` (nothing changed) or changes
 the room and returns the events to announce. The actor commits the result; if the commit loses a
@@ -10,6 +10,20 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from app.core.codes import new_player_id, new_token, token_hash
+from app.core.protocol import BOT_LEVELS, REACTIONS, Err
+from app.rooms.model import (
+    LOBBY,
+    MATCH_OVER,
+    MAX_SEATS,
+    PLAYING,
+    ROUND_OVER,
+    STEPS_MARK,
+    Loaded,
+    Room,
+    Seat,
+    Spectator,
+)
 from engine import (
     Action,
     ActionKind,
@@ -23,21 +37,6 @@ from engine import (
     new_game,
 )
 from engine.mechanics import match_won
-
-from .codes import new_player_id, new_token, token_hash
-from .protocol import BOT_LEVELS, REACTIONS, Err
-from .room import (
-    LOBBY,
-    MATCH_OVER,
-    MAX_SEATS,
-    PLAYING,
-    ROUND_OVER,
-    STEPS_MARK,
-    Loaded,
-    Room,
-    Seat,
-    Spectator,
-)
 
 
 class NoChange(Exception):

@@ -42,11 +42,11 @@ from typing import TYPE_CHECKING
 import orjson
 from redis.exceptions import RedisError
 
-from .connection import Connection
-from .intent import error
-from .protocol import Close, Err, dumps
-from .relay_post import Post
-from .relay_wire import (
+from app.core.protocol import Close, Err, dumps
+from app.rooms.intent import error
+from app.transport.connection import Connection
+from app.transport.relay_post import Post
+from app.transport.relay_wire import (
     BATCH,
     BINARY,
     CLOSE,
@@ -72,8 +72,8 @@ from .relay_wire import (
 )
 
 if TYPE_CHECKING:
-    from .hub import Hub
-    from .socket import RawSocket
+    from app.cluster.hub import Hub
+    from app.transport.asgi import RawSocket
 
 log = logging.getLogger("mercyless.relay")
 
@@ -268,7 +268,7 @@ class Relay:
         task.add_done_callback(self._sessions.discard)
 
     async def _session(self, ws: RelayedSocket) -> None:
-        from .ws import session  # the session imports the hub, which holds this relay
+        from app.transport.session import session  # the session imports the hub, which holds this relay
 
         try:
             await session(ws, self.hub, ws.code)  # type: ignore[arg-type]

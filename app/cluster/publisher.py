@@ -32,7 +32,7 @@ import hiredis
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from .rawredis import CONNECT_TIMEOUT_S, pack, reply_error
+from app.storage.rawredis import CONNECT_TIMEOUT_S, pack, reply_error
 
 log = logging.getLogger("mercyless.publisher")
 

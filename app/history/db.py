@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-from .paths import ALEMBIC_INI, MIGRATIONS_DIR
+from app.core.paths import ALEMBIC_INI, MIGRATIONS_DIR
 
 
 def make_engine(url: str) -> AsyncEngine:

@@ -16,8 +16,8 @@ from typing import Any
 
 from starlette.websockets import WebSocketState
 
-from .protocol import Close
-from .socket import RawSocket
+from app.core.protocol import Close
+from app.transport.asgi import RawSocket
 
 log = logging.getLogger("mercyless.ws")
 _ids = itertools.count(1)

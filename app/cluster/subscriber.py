@@ -23,7 +23,7 @@ from typing import Any
 
 import hiredis
 
-from .rawredis import connect, pack
+from app.storage.rawredis import connect, pack
 
 log = logging.getLogger("mercyless.subscriber")
 

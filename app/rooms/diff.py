@@ -46,7 +46,7 @@ def diff(old: Any, new: Any, path: str = "", memo: DiffMemo | None = None) -> li
 def diff_view(old: dict[str, Any], new: dict[str, Any], memo: DiffMemo,
               old_public: dict[str, Any] | None, new_public: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The ops that turn ``old`` into ``new``, two whole views of one viewer whose ``game`` parts
-    were built from the public games ``old_public`` and ``new_public`` (``app.room.room_views``;
+    were built from the public games ``old_public`` and ``new_public`` (``app.rooms.model.room_views``;
     None when not known: then as ``diff(old, new, memo=memo)``). Every key of such a ``game``
     but the viewer's own (``OWN_GAME_KEYS``) holds the public game's object, and ``room`` and
     ``players`` are built with it and shared by every view of that call: the ops for those

@@ -10,7 +10,7 @@ from collections import Counter
 
 from redis.exceptions import RedisError
 
-from .store import RoomStore
+from app.storage.store import RoomStore
 
 
 class AddressLimits:

@@ -1,4 +1,4 @@
-"""Many processes, one Redis: ``python -m app.loadgen_scale [--processes 1,2,3 --rooms 40]``.
+"""Many processes, one Redis: ``python -m bench.loadgen_scale [--processes 1,2,3 --rooms 40]``.
 
 For each process count n it starts n server processes sharing one Redis and one key prefix,
 drives the rooms (at saturation, or ``--rate``) and prints throughput, p50/p99 latency (send to
@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import uuid
 
-from .loadgen import game_run, run_fast, spawn
+from bench.loadgen import game_run, run_fast, spawn
 
 
 async def _measure(n: int, routing: str, args: argparse.Namespace) -> dict[str, float]:

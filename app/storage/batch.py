@@ -17,7 +17,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from .rawredis import RawConnection
+from app.storage.rawredis import RawConnection
 
 #: One command: its arguments as redis-py's ``execute_command`` takes them.
 Command = tuple[Any, ...]

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from starlette.datastructures import Headers
 from starlette.websockets import WebSocketState
 
-from .protocol import BadMessage, Close, parse_json, usable_id
+from app.core.protocol import BadMessage, Close, parse_json, usable_id
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .relay import Relay
+    from app.transport.connection import Connection
+    from app.transport.relay import Relay
 
 # to the home, one publish each (its receiver count tells whether the home listens)
 OPEN, PING = b"o", b"p"

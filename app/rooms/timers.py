@@ -10,11 +10,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from app.core.settings import Settings
+from app.rooms.model import LOBBY, PLAYING, Loaded, Seat
 from engine import Action, ActionKind, Event, make_rules, next_deadline, view_for
 from engine.ai import Bot, make_bot
-
-from .room import LOBBY, PLAYING, Loaded, Seat
-from .settings import Settings
 
 #: (room, player) -> (round, the bot playing that seat). A bot remembers what its seat saw
 #: this round (engine.ai.Memory); a process that did not see every commit of the round (a
