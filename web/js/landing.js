@@ -1,0 +1,186 @@
+// The landing page: the player's name, create a room or join one by code or invite link, and the
+// rooms this browser has a seat in.
+import { cardFace } from "./cards.js";
+import { errorText } from "./core.js";
+import { closeDialog } from "./dialogs.js";
+import { h, replace } from "./dom.js";
+import { t } from "./i18n.js";
+import { resetLobby } from "./lobby.js";
+import { Api, ApiError, cleanName, normalizeCode, Seats } from "./net.js";
+import { openRoom } from "./room.js";
+import { app, brand, langSelect, shellParts, soundToggle } from "./shell.js";
+import { resetTable } from "./table.js";
+
+const NAME_KEY = "mercyless.name";
+export let landingState = { invite: null, error: null, errorField: null, busy: false };
+
+/** The landing page renders from this: an invite, the error to show and where, a request under way. */
+export function setLanding(state) {
+  landingState = state;
+}
+
+export function renderLanding() {
+  closeDialog(null);
+  resetTable();
+  resetLobby();
+  document.title = t("app.name");
+  document.body.dataset.screen = "landing";
+  const st = landingState;
+  const savedName = localStorage.getItem(NAME_KEY) || "";
+  const nameInput = h("input#name", { type: "text", autocomplete: "nickname", maxlength: 24, required: true, value: savedName,
+    "aria-describedby": "name-hint", "aria-invalid": st.errorField === "name" ? "true" : null, enterkeyhint: "go" });
+  const codeInput = h("input#code.code-input", { type: "text", autocomplete: "off", autocapitalize: "characters", spellcheck: false,
+    maxlength: 8, value: st.invite || "", "aria-describedby": "code-hint", "aria-invalid": st.errorField === "code" ? "true" : null,
+    enterkeyhint: "go", pattern: "[A-Za-z2-9 ]*",
+    oninput: (e) => {
+      const el = e.target;
+      const pos = el.selectionStart;
+      el.value = el.value.toUpperCase();
+      el.setSelectionRange(pos, pos);
+    },
+    onkeydown: (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        doJoin();
+      }
+    } });
+  const errorBox = h("p#land-error.form-error", { role: "alert" }, st.error || "");
+  const busy = st.busy;
+
+  const readName = () => {
+    const n = cleanName(nameInput.value);
+    if (!n) {
+      setLanding({ ...landingState, error: t("err.name"), errorField: "name" });
+      renderLanding();
+      document.getElementById("name")?.focus();
+      return null;
+    }
+    localStorage.setItem(NAME_KEY, n);
+    return n;
+  };
+
+  async function doCreate() {
+    const n = readName();
+    if (!n) return;
+    await enterWith(() => Api.create(n), null);
+  }
+
+  async function doJoin() {
+    const raw = (codeInput.value || "").replace(/\s+/g, "");
+    const code = normalizeCode(raw);
+    if (!code) {
+      setLanding({ ...landingState, error: t("err.code.format"), errorField: "code", invite: raw.toUpperCase() || null });
+      renderLanding();
+      document.getElementById("code")?.focus();
+      return;
+    }
+    const n = readName();
+    if (!n) return;
+    const seat = Seats.get(code);
+    if (seat) {
+      openRoom(code, seat);
+      return;
+    }
+    await enterWith(() => Api.join(code, n), code);
+  }
+
+  const invite = st.invite && normalizeCode(st.invite) ? normalizeCode(st.invite) : null;
+  const joinPanel = invite && st.fromLink
+    ? h("div.join-invite",
+      h("p.invite-note", t("land.invited", { code: invite })),
+      h("button.btn.primary.big.wide", { type: "button", disabled: busy, onclick: doJoin, "data-key": "join" }, t("land.joinCode", { code: invite })),
+      h("button.linkish", { type: "button", onclick: () => {
+        setLanding({ invite: null, error: null, fromLink: false });
+        history.replaceState(null, "", "/");
+        renderLanding();
+        document.getElementById("code")?.focus();
+      } }, t("land.otherRoom")),
+      h("input", { type: "hidden", id: "code", value: invite }))
+    : null;
+  if (joinPanel) codeInput.value = invite;
+
+  const form = h("form.land-form", { novalidate: true, onsubmit: (e) => {
+    e.preventDefault();
+    if (joinPanel) doJoin();
+    else doCreate();
+  } },
+  h("div.field",
+    h("label", { for: "name" }, t("land.name")),
+    nameInput,
+    h("p#name-hint.hint", t("land.name.hint"))),
+  joinPanel || [
+    h("div.create",
+      h("button.btn.primary.big.wide", { type: "submit", disabled: busy, "data-key": "create" }, t("land.create")),
+      h("p.hint", t("land.create.hint"))),
+    h("div.or", { "aria-hidden": "true" }, h("span", t("land.or"))),
+    h("div.field.join-field",
+      h("label", { for: "code" }, t("land.join")),
+      h("div.join-row", codeInput,
+        h("button.btn.big", { type: "button", disabled: busy, onclick: doJoin, "data-key": "join" }, t("land.join.btn"))),
+      h("p#code-hint.hint", t("land.code.hint"))),
+  ],
+  errorBox,
+  busy ? h("p.hint", { role: "status" }, t("land.busy")) : null);
+
+  const rooms = Object.entries(Seats.all()).sort((a, b) => b[1].at - a[1].at).slice(0, 5);
+  const roomList = rooms.length ? h("section.your-rooms", { "aria-labelledby": "yr-h" },
+    h("h2#yr-h", t("land.yourRooms")),
+    h("ul", rooms.map(([code, seat]) => h("li",
+      h("a.btn.ghost", { href: `/r/${code}`, onclick: (e) => {
+        e.preventDefault();
+        history.pushState(null, "", `/r/${code}`);
+        openRoom(code, seat);
+      } }, t("land.rejoin", { code }), seat.name ? h("small", ` · ${seat.name}`) : null),
+      h("button.icon-btn", { type: "button", "aria-label": t("land.forget", { code }), title: t("land.forget", { code }),
+        onclick: () => {
+          Seats.drop(code);
+          renderLanding();
+        } }, "×"))))) : null;
+
+  replace(app,
+    h("header.topbar", brand(), h("div.top-actions", langSelect(), soundToggle())),
+    h("main#main.landing", { tabindex: "-1" },
+      h("section.hero",
+        h("div.hero-cards", { "aria-hidden": "true" },
+          cardFace("r-7", { size: "md", class: "hc1" }), cardFace("w-draw10", { size: "md", class: "hc2" }),
+          cardFace("b-skip", { size: "md", class: "hc3" }), cardFace("y-2", { size: "md", class: "hc4" })),
+        h("h1", t("app.name")),
+        h("p.tagline", t("app.tagline"))),
+      h("section.panel.land-panel", form),
+      roomList),
+    ...shellParts());
+  if (st.errorField === "code") codeInput.focus();
+  else if (!savedName || st.errorField === "name") nameInput.focus();
+}
+
+async function enterWith(call, code) {
+  setLanding({ ...landingState, busy: true, error: null, errorField: null });
+  renderLanding();
+  try {
+    const res = await call();
+    const seat = { token: res.token, player_id: res.player_id, name: localStorage.getItem(NAME_KEY) || "", spectator: !!res.spectator };
+    Seats.put(res.code, seat);
+    setLanding({ invite: null, error: null, busy: false });
+    history.pushState(null, "", `/r/${res.code}`);
+    openRoom(res.code, seat);
+  } catch (err) {
+    let msg = t("err.network");
+    let field = null;
+    if (err instanceof ApiError) {
+      if (err.code === "room_not_found") {
+        msg = t("err.code.notfound", { code });
+        field = "code";
+      } else if (err.code === "room_full") {
+        msg = t("err.code.full", { code });
+        field = "code";
+      } else if (err.code === "bad_name") {
+        msg = t("err.name");
+        field = "name";
+      } else if (err.status !== 0) msg = errorText({ code: err.code, message: err.message });
+    }
+    // a code that found no room stays in the box: a one-letter typo is fixed, not retyped
+    setLanding({ ...landingState, busy: false, error: msg, errorField: field,
+      ...(field === "code" ? { fromLink: false, invite: code } : {}) });
+    renderLanding();
+  }
+}

@@ -1,0 +1,64 @@
+// The room's log ("What happened"): each event in words, with the cards it names; the same line
+// again is counted, not repeated. Its last line is also the phone's ticker.
+import { cardFace } from "./cards.js";
+import { S, name } from "./core.js";
+import { h, replace } from "./dom.js";
+import { describe } from "./events.js";
+
+const LOG_MAX = 250;
+const log = []; // {ev} or {text, cls}
+
+export function clearLog() {
+  log.length = 0;
+}
+
+/** The text of the latest line; null before the first. */
+export function lastLogText() {
+  return log.length ? log[log.length - 1].text || "" : null;
+}
+
+function logLine(entry) {
+  const d = entry.ev ? describe(entry.ev, name, S.you) : entry;
+  if (!d) return null;
+  const li = h("li", { class: d.cls || "" });
+  const cards = d.cards || [];
+  const chips = cards.length ? h("span.log-cards", { "aria-hidden": "true", class: cards.length > 2 ? "below" : "" },
+    cards.slice(0, 24).map((c) => cardFace(c, { size: "xs" }))) : null;
+  if (chips && cards.length <= 2) li.append(chips);
+  li.append(h("span.log-text", d.text, entry.repeat > 1 ? h("span.log-repeat", ` ×${entry.repeat}`) : null));
+  if (chips && cards.length > 2) li.append(chips);
+  entry.text = d.text;
+  return li;
+}
+
+export function pushLog(entry) {
+  const ol = document.getElementById("log");
+  const last = log[log.length - 1];
+  const d = entry.ev ? describe(entry.ev, name, S.you) : entry;
+  if (!d) return;
+  entry.text = d.text;
+  const ticker = document.getElementById("ticker");
+  if (ticker) ticker.textContent = d.text;
+  // the same line again (the host adjusting rules, say) becomes "×N" instead of a new line
+  if (last && last.text === d.text && !(d.cards || []).length && ol && ol.lastElementChild) {
+    last.repeat = (last.repeat || 1) + 1;
+    const li = logLine(last);
+    ol.lastElementChild.replaceWith(li);
+    return;
+  }
+  log.push(entry);
+  if (log.length > LOG_MAX) log.splice(0, log.length - LOG_MAX);
+  if (!ol) return;
+  const li = logLine(entry);
+  if (!li) return;
+  ol.append(li);
+  while (ol.children.length > LOG_MAX) ol.firstChild.remove();
+  ol.scrollTop = ol.scrollHeight;
+}
+
+export function renderLog() {
+  const ol = document.getElementById("log");
+  if (!ol) return;
+  replace(ol, log.map(logLine).filter(Boolean));
+  ol.scrollTop = ol.scrollHeight;
+}

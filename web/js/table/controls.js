@@ -1,0 +1,75 @@
+// Above the hand: whose turn it is and its timer, the buttons the server allows now (take the
+// stack, draw, pass, UNO) and the warning that the player can be caught.
+import { S, legal, me, name, secondsLeft } from "../core.js";
+import { t } from "../i18n.js";
+import { isMyTurn, T } from "./state.js";
+
+export function renderTurn(v) {
+  const g = v.game;
+  const rules = v.room.rules;
+  if (g.winner) {
+    T.turnText.textContent = "";
+    T.turnSecs.textContent = "";
+    T.turnBar.hidden = true;
+    T.root.dataset.turn = "none";
+    return;
+  }
+  const mine = isMyTurn(g);
+  T.root.dataset.turn = mine ? "me" : "other";
+  let text;
+  if (g.pending && g.pending.player !== S.you) text = t("table.choosing", { name: name(g.pending.player) });
+  else if (mine) text = t("table.yourTurn");
+  else text = t("table.turnOf", { name: name(g.turn) });
+  T.turnText.textContent = text;
+  T.turnText.parentElement.classList.toggle("mine", mine);
+  if (g.turn_deadline && rules.turn_timer_s) {
+    T.turnBar.hidden = false;
+    T.turnBar.dataset.deadline = g.turn_deadline;
+    T.turnBar.dataset.total = rules.turn_timer_s * 1000;
+    T.turnSecs.dataset.deadline = g.turn_deadline;
+    T.turnSecs.dataset.fmt = "table.secondsLeft";
+    T.turnSecs.textContent = t("table.secondsLeft", { s: secondsLeft(g.turn_deadline) });
+  } else {
+    T.turnBar.hidden = true;
+    delete T.turnSecs.dataset.deadline;
+    T.turnSecs.textContent = "";
+  }
+}
+
+export function renderControls(v) {
+  const g = v.game;
+  const lg = legal();
+  const over = !!g.winner;
+  const stackOnMe = g.stack && g.stack.target === S.you && !over;
+  T.takeBtn.hidden = !(stackOnMe && lg.draw);
+  T.takeBtn.textContent = stackOnMe ? t("table.take", { n: g.stack.total }) : "";
+  T.drawBtn.hidden = !(lg.draw && !stackOnMe) || over;
+  T.passBtn.hidden = !lg.pass || over;
+  const hand = v.hand || [];
+  const meP = me();
+  T.unoFlag.hidden = !(meP && meP.uno && !over);
+  const exposed = (g.exposed || []).find((e) => e.player === S.you);
+  if (lg.uno && !over) {
+    T.unoBtn.hidden = false;
+    T.unoBtn.textContent = t("table.unoCall");
+    T.unoBtn.removeAttribute("aria-pressed");
+    // it pulses only while someone can catch you (one card reached by a 0 or a 7 cannot be)
+    T.unoBtn.classList.toggle("urgent", !!exposed);
+  } else if (hand.length === 2 && isMyTurn(g) && lg.play.length && !over) {
+    T.unoBtn.hidden = false;
+    T.unoBtn.classList.remove("urgent");
+    T.unoBtn.setAttribute("aria-pressed", String(S.ui.unoArmed));
+    T.unoBtn.textContent = S.ui.unoArmed ? `✓ ${t("table.unoArmed")}` : t("table.unoArm");
+  } else {
+    T.unoBtn.hidden = true;
+  }
+  if (exposed && !over) {
+    T.exposedMe.hidden = false;
+    T.exposedMe.dataset.deadline = exposed.until;
+    T.exposedMe.dataset.fmt = "table.exposedYou";
+    T.exposedMe.textContent = t("table.exposedYou", { s: secondsLeft(exposed.until) });
+  } else {
+    T.exposedMe.hidden = true;
+    delete T.exposedMe.dataset.deadline;
+  }
+}

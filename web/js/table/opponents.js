@@ -1,0 +1,116 @@
+// The opponents' chips, one per seat in play order from the player's left: name, badges, cards left
+// against the mercy limit, UNO and stack flags, turn timer and the button to catch them.
+import { S, botLevel, legal, secondsLeft } from "../core.js";
+import { h, replace } from "../dom.js";
+import { t } from "../i18n.js";
+import { avatar } from "../lobby.js";
+import { onCatch } from "./actions.js";
+import { T } from "./state.js";
+
+function seatOrder(players) {
+  const i = players.findIndex((p) => p.id === S.you);
+  if (i < 0) return players;
+  return [...players.slice(i + 1), ...players.slice(0, i)];
+}
+
+function makeChip(p) {
+  const c = {};
+  c.li = h("li.opp", { "data-player": p.id });
+  c.av = avatar(p.id, p.name);
+  c.name = h("span.opp-name");
+  c.badges = h("span.badges");
+  c.dot = h("span.dot", { role: "img" });
+  c.count = h("span.opp-count");
+  c.fill = h("span.fill");
+  c.meter = h("span.meter", { role: "meter", "aria-valuemin": "0" }, c.fill);
+  c.status = h("span.opp-status");
+  c.timer = h("span.timerbar", { hidden: true }, h("span.fill"));
+  c.catchBtn = h("button.btn.catch", { type: "button", hidden: true, "data-key": `catch:${p.id}`, onclick: () => onCatch(p.id) });
+  c.li.append(h("div.opp-top", c.av, h("div.opp-who", c.name, c.badges), c.dot),
+    h("div.opp-mid", h("span.mini-back", { "aria-hidden": "true" }), c.count, c.status), c.meter, c.catchBtn, c.timer);
+  return c;
+}
+
+function updateChip(c, p, v) {
+  const g = v.game;
+  const rules = v.room.rules;
+  const limit = rules.mercy_limit;
+  const turn = g && !g.winner && (g.pending ? g.pending.player === p.id : g.turn === p.id);
+  c.li.classList.toggle("turn", !!turn);
+  c.li.classList.toggle("out", !!p.eliminated);
+  c.li.classList.toggle("offline", !p.connected);
+  c.li.classList.toggle("winner", !!(g && g.winner === p.id));
+  c.name.textContent = p.name;
+  const badges = [];
+  if (p.bot) {
+    const level = botLevel(p);
+    badges.push(h("span.badge.badge-bot", level ? [h("span.bb-prefix", "Bot · "), t(`level.${level}`)] : "Bot"));
+  }
+  if (v.room.host === p.id) badges.push(h("span.badge.badge-host", t("lobby.host")));
+  if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")));
+  if (rules.scoring && p.score) badges.push(h("span.badge.badge-score", t("table.score", { n: p.score })));
+  replace(c.badges, badges);
+  c.dot.className = `dot ${p.connected ? "on" : "off"}`;
+  c.dot.setAttribute("aria-label", t(p.connected ? "online" : "table.disconnected"));
+  c.dot.title = t(p.connected ? "online" : "table.disconnected");
+  const n = p.cards;
+  replace(c.count, h("b", String(n)), h("span.sr-only", ` ${n === 1 ? t("table.card1").replace(/^1\s*/, "") : t("unit.cards")}`));
+  const pct = Math.min(100, Math.round((n / limit) * 100));
+  c.fill.style.width = `${pct}%`;
+  c.meter.className = `meter${pct >= 80 ? " danger" : pct >= 56 ? " warn" : ""}`;
+  c.meter.setAttribute("aria-valuenow", String(n));
+  c.meter.setAttribute("aria-valuemax", String(limit));
+  c.meter.setAttribute("aria-label", t("table.mercy", { n, max: limit }));
+  c.meter.title = t("table.mercy", { n, max: limit });
+  const status = [];
+  if (p.eliminated) status.push(h("span.flag.flag-out", { title: t("table.eliminatedLong") }, t("table.eliminated")));
+  else if (p.uno) status.push(h("span.flag.flag-uno", "UNO"));
+  if (g && g.stack && g.stack.target === p.id && !g.winner) status.push(h("span.flag.flag-stack", `+${g.stack.total}`));
+  replace(c.status, status);
+  // turn timer
+  if (turn && g.turn_deadline && rules.turn_timer_s) {
+    c.timer.hidden = false;
+    c.timer.dataset.deadline = g.turn_deadline;
+    c.timer.dataset.total = rules.turn_timer_s * 1000;
+  } else {
+    c.timer.hidden = true;
+    delete c.timer.dataset.deadline;
+  }
+  // catch
+  const exposed = g && (g.exposed || []).find((e) => e.player === p.id);
+  const canCatch = exposed && legal().catch.includes(p.id);
+  if (canCatch) {
+    c.catchBtn.hidden = false;
+    c.catchBtn.dataset.deadline = exposed.until;
+    c.catchBtn.dataset.fmt = "table.catchShort";
+    c.catchBtn.setAttribute("aria-label", t("table.catch", { name: p.name }));
+    c.catchBtn.textContent = t("table.catchShort", { s: secondsLeft(exposed.until) });
+    c.catchBtn.disabled = (S.ui.catchCool.get(p.id) || 0) > Date.now();
+  } else {
+    c.catchBtn.hidden = true;
+    delete c.catchBtn.dataset.deadline;
+  }
+  c.li.classList.toggle("exposed", !!exposed);
+}
+
+export function renderOpponents(v) {
+  const list = seatOrder(v.players).filter((p) => p.id !== S.you);
+  const seen = new Set();
+  list.forEach((p, i) => {
+    let c = T.chips.get(p.id);
+    if (!c) {
+      c = makeChip(p);
+      T.chips.set(p.id, c);
+    }
+    updateChip(c, p, v);
+    if (T.opponents.children[i] !== c.li) T.opponents.insertBefore(c.li, T.opponents.children[i] || null);
+    seen.add(p.id);
+  });
+  for (const [id, c] of T.chips) {
+    if (!seen.has(id)) {
+      c.li.remove();
+      T.chips.delete(id);
+    }
+  }
+  T.opponents.dataset.count = String(list.length);
+}

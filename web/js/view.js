@@ -1,0 +1,137 @@
+// Each new view from the socket: names and log lines from its events, the sounds and animations
+// they call for, then the lobby or the table drawn again with the keyboard focus kept in place.
+import { S, announce, rememberNames } from "./core.js";
+import { syncHistory } from "./history.js";
+import { t } from "./i18n.js";
+import { renderLobby, resetLobby } from "./lobby.js";
+import { lastLogText, pushLog } from "./log.js";
+import { Api, Seats } from "./net.js";
+import { app } from "./shell.js";
+import { sound } from "./sound.js";
+import { announceTurn, renderTable, resetTable } from "./table.js";
+
+function computeFx(prev, view, events, welcome) {
+  const fx = { welcome, bump: new Set(), ko: new Set() };
+  if (welcome || !prev) return fx;
+  for (const ev of events) {
+    switch (ev.kind) {
+      case "played":
+        fx.played = ev;
+        break;
+      case "eliminated":
+        fx.ko.add(ev.player);
+        break;
+      case "swapped":
+      case "passed_hands":
+        fx.swirl = true;
+        break;
+      case "reversed":
+        fx.reversed = true;
+        break;
+      case "roulette":
+        fx.roulette = ev;
+        break;
+      case "reshuffled":
+        fx.drawPile = true;
+        break;
+      case "reaction":
+        (fx.reactions ||= []).push(ev);
+        break;
+      default:
+        break;
+    }
+  }
+  const before = new Map((prev.players || []).map((p) => [p.id, p.cards]));
+  for (const p of view.players || []) if (before.has(p.id) && before.get(p.id) !== p.cards) fx.bump.add(p.id);
+  const ps = prev.game?.stack;
+  const ns = view.game?.stack;
+  if (ns && (!ps || ps.total !== ns.total)) fx.stack = true;
+  return fx;
+}
+
+function soundsFor(events, prev, view) {
+  for (const ev of events) {
+    if (ev.kind === "played") sound(/draw|reverse4/.test(ev.card) ? "stack" : "play");
+    else if ((ev.kind === "drew" || ev.kind === "took_stack") && ev.player === S.you) sound("draw");
+    else if (ev.kind === "uno" || ev.kind === "exposed") sound("uno");
+    if (ev.kind === "exposed" && ev.player === S.you) announce(t("table.exposedYou", { s: view.room.rules.catch_window_s }));
+    else if (ev.kind === "eliminated") sound("eliminated");
+    else if (ev.kind === "round_over") sound(ev.winner === S.you ? "win" : "play");
+  }
+  const was = prev?.game && !prev.game.winner && (prev.game.pending ? prev.game.pending.player : prev.game.turn) === S.you;
+  const now = view.game && !view.game.winner && (view.game.pending ? view.game.pending.player : view.game.turn) === S.you;
+  if (now && !was) {
+    sound("turn");
+    announceTurn();
+  }
+}
+
+export function onState(view, info) {
+  const prev = S.view;
+  S.prev = prev;
+  S.view = view;
+  S.you = S.sock.you;
+  S.version = info.version;
+  if (typeof info.now === "number") S.skew = info.now - Date.now();
+  rememberNames(view);
+  for (const ev of info.events) {
+    if (ev.kind === "played") S.lastPlay = ev;
+    if (ev.kind === "joined" && ev.name) S.names.set(ev.player, ev.name);
+    if (ev.kind === "bot_added") {
+      if (ev.name) S.names.set(ev.player, ev.name);
+      if (ev.level) S.levels.set(ev.player, ev.level);
+    }
+    pushLog({ ev });
+  }
+  if (info.welcome && !prev) pushLog({ text: t("ev.connected", { code: S.code }), cls: "meta" });
+  if (!info.welcome || prev) soundsFor(info.events, prev, view);
+  else if (view.game && !view.game.winner && view.game.turn === S.you) announceTurn();
+  Seats.touch(S.code);
+  if (info.welcome && view.players.some((p) => p.bot && !p.level && !S.levels.has(p.id))) fetchLevels();
+  const fx = computeFx(prev, view, info.events, info.welcome);
+  render(fx);
+}
+
+function fetchLevels() {
+  Api.room(S.code).then((summary) => {
+    for (const seat of summary.seats || []) if (seat.level) S.levels.set(seat.id, seat.level);
+    render({});
+  }).catch(() => {});
+}
+
+export function render(fx = {}) {
+  const stage = document.getElementById("stage");
+  if (!stage || !S.view) return;
+  const active = document.activeElement;
+  const focusKey = active && active !== document.body ? active.dataset?.key || (active.id ? `#${active.id}` : null) : null;
+  const handIndex = [...document.querySelectorAll(".hand .hand-card")].indexOf(active);
+  const status = S.view.room.status;
+  document.body.dataset.status = status;
+  document.body.dataset.version = String(S.version);
+  document.title = `${S.code} · ${t("app.name")}`;
+  if (status === "lobby") {
+    resetTable();
+    renderLobby(stage);
+  } else {
+    resetLobby();
+    renderTable(stage, fx);
+    // a table built after this patch's events were logged starts with the latest line
+    const ticker = document.getElementById("ticker");
+    const last = lastLogText();
+    if (ticker && !ticker.textContent && last !== null) ticker.textContent = last;
+  }
+  syncHistory();
+  if (focusKey && !document.body.contains(active)) {
+    const again = focusKey.startsWith("#") ? document.getElementById(focusKey.slice(1)) : stage.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)
+      || app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+    if (again && !again.hidden) again.focus({ preventScroll: true });
+    else if (handIndex >= 0) {
+      // the focused card was played: keep the keyboard in the hand, on its neighbour
+      const cards = document.querySelectorAll(".hand .hand-card");
+      const next = cards[Math.min(handIndex, cards.length - 1)] || document.querySelector(".pile-draw");
+      next?.focus({ preventScroll: true });
+    }
+  }
+}
+
+S.rerender = () => render({});
