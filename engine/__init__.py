@@ -7,15 +7,17 @@ in the state). The public surface:
 - :func:`view_for` - the only way state leaves the engine
 - :class:`Rules`, :func:`make_rules`, :data:`PRESETS`, :func:`rules_catalog`
 - :class:`Record`, :func:`replay`, :func:`digest`
-- :func:`easy_move` - the ``easy`` bot policy
+- :func:`default_choice` - how the server resolves a choice for an absent player
+- :func:`easy_move` - the ``easy`` bot policy; :data:`BOT_LEVELS` - every bot level
 """
 
 from .actions import Action, ActionKind
-from .bots import easy_move
+from .autoplay import default_choice
+from .bots import BOT_LEVELS, easy_move
 from .cards import CARD_INFO, STANDARD_DECK, Color, Kind, card_info
 from .errors import EngineError, ErrorCode, IllegalAction, RulesError
 from .events import Event, EventKind
-from .game import Transition, apply, default_choice, new_game, next_deadline
+from .game import Transition, apply, new_game, next_deadline
 from .legal import legal_actions
 from .record import Record, Step, digest, replay
 from .rules import PRESETS, Rules, make_rules, rules_catalog
@@ -23,6 +25,7 @@ from .state import Choice, GameState, Pending
 from .view import SeatInfo, view_for, views_for
 
 __all__ = [
+    "BOT_LEVELS",
     "CARD_INFO",
     "PRESETS",
     "STANDARD_DECK",

@@ -10,7 +10,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .actions import Action, ActionKind
+from .actions import DRAW, PASS, UNO, Action, ActionKind
+
+#: Every bot level, weakest first: the levels a room may add (protocol.md ``add_bot``) and
+#: :func:`engine.ai.make_bot` builds.
+BOT_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
 
 EASY_FORGETS_UNO = 0.25
 
@@ -26,9 +30,9 @@ def easy_move(view: dict[str, Any], me: str, rng: random.Random) -> Action | Non
     moves: list[Action] = []
     moves += [Action(ActionKind.PLAY, card) for card in legal["play"]]
     if legal["draw"]:
-        moves.append(Action(ActionKind.DRAW))
+        moves.append(DRAW)
     if legal["pass"]:
-        moves.append(Action(ActionKind.PASS))
+        moves.append(PASS)
     pending = game.get("pending")
     if legal["choose"] and pending:
         choice = pending["choice"]
@@ -36,7 +40,7 @@ def easy_move(view: dict[str, Any], me: str, rng: random.Random) -> Action | Non
         moves += [Action(ActionKind.CHOOSE, **{field: value}) for value in legal["choose"]]
     moves += [Action(ActionKind.CATCH, target=t) for t in legal["catch"]]
     if legal["uno"] and rng.random() >= EASY_FORGETS_UNO:
-        return Action(ActionKind.UNO)
+        return UNO
     if not moves:
         return None
     move = rng.choice(moves)

@@ -8,6 +8,7 @@ once, so the hot paths do one dict lookup per card.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -126,6 +127,18 @@ def _standard_deck() -> dict[str, int]:
 
 #: The printed 168-card deck (rules.md table), as code -> count.
 STANDARD_DECK: dict[str, int] = _standard_deck()
+
+
+def most_held_color(hand: Iterable[str]) -> str:
+    """The wire name of the colour ``hand`` holds most cards of, wilds counting for none, ties
+    in the order red, yellow, green, blue: the default colour of rules.md "Choices"."""
+    counts = dict.fromkeys(COLOR_LETTERS, 0)
+    for card in hand:
+        letter = CARD_INFO[card].color
+        if letter != WILD:
+            counts[letter] += 1
+    # max() keeps the first of equal counts: the tie order is COLOR_LETTERS'
+    return LETTER_TO_NAME[max(COLOR_LETTERS, key=counts.__getitem__)]
 
 
 def build_deck(composition: dict[str, int] | tuple[tuple[str, int], ...]) -> list[str]:

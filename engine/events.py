@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from ._records import record_maker
+
 
 class EventKind(StrEnum):
     JOINED = "joined"
@@ -63,8 +65,6 @@ class Event(NamedTuple):
         return {"kind": self.kind.value, **self.data}
 
 
-#: ``new_record(Event, (kind, data, owner, secret))``: a NamedTuple (an event, a transition, a
-#: pending choice...) built from all its fields. The engine's hot paths use it because a
-#: NamedTuple's own constructor is a Python-level function, about twice the cost, and a move
-#: builds a few of them.
-new_record = tuple.__new__
+#: ``new_event((kind, data, owner, secret))``: an :class:`Event` from all four fields, at C speed
+#: (see :func:`~engine._records.record_maker`): the rules build a few events on every move.
+new_event = record_maker(Event)

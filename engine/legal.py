@@ -8,32 +8,22 @@ the choice filled in, or with ``uno: true``, is just as legal.
 
 from __future__ import annotations
 
-from .actions import Action, ActionKind
-from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, PLAYABLE
-from .plays import discard_set, stackable
-from .rules import DrawRule, Seven
-from .state import Choice, GameState
+from ._members import (
+    A_CATCH,
+    A_CHOOSE,
+    A_PLAY,
+    C_COLOR,
+    C_ROULETTE_COLOR,
+    C_TARGET,
+    DRAW_ONE,
+    DRAW_UNTIL_PLAYABLE,
+    SEVEN_MAY_SWAP,
+)
+from .actions import CANCEL, DRAW, PASS, UNO, Action
+from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME
+from .plays import can_play, discard_set, stackable
+from .state import GameState
 
-# Enum members bound once: attribute access on an Enum class costs ~150 ns on CPython 3.11,
-# and the rules are checked on every move of every simulated game.
-A_CANCEL = ActionKind.CANCEL
-A_CATCH = ActionKind.CATCH
-A_CHOOSE = ActionKind.CHOOSE
-A_DRAW = ActionKind.DRAW
-A_PASS = ActionKind.PASS
-A_PLAY = ActionKind.PLAY
-A_UNO = ActionKind.UNO
-C_COLOR = Choice.COLOR
-C_ROULETTE_COLOR = Choice.ROULETTE_COLOR
-C_TARGET = Choice.TARGET
-DRAW_ONE = DrawRule.ONE
-DRAW_UNTIL_PLAYABLE = DrawRule.UNTIL_PLAYABLE
-SEVEN_MAY_SWAP = Seven.MAY_SWAP
-
-_DRAW = Action(A_DRAW)
-_PASS = Action(A_PASS)
-_UNO = Action(A_UNO)
-_CANCEL = Action(A_CANCEL)
 _PLAYS = {code: Action(A_PLAY, code) for code in CARD_INFO}
 _COLORS = tuple(Action(A_CHOOSE, color=LETTER_TO_NAME[c]) for c in COLOR_LETTERS)
 
@@ -58,46 +48,44 @@ def legal_actions(s: GameState, player: str, now_ms: int | None = None) -> list[
                 out.append(Action(A_CATCH, target=s.players[who]))
     hand = s.hands[seat]
     if len(hand) == 1 and not s.uno[seat]:
-        out.append(_UNO)
+        out.append(UNO)
     pending = s.pending
     if pending is not None:
         if pending.player == seat:
             out.extend(choice_actions(s))
             if pending.choice is not C_ROULETTE_COLOR:
-                out.append(_CANCEL)
+                out.append(CANCEL)
         return out
     if s.turn != seat:
         return out
     if s.stack_last:  # answer the stack or take it (draw); never pass
         out.extend(map(_PLAYS.__getitem__, dict.fromkeys(filter(stackable(s).__contains__, hand))))
-        out.append(_DRAW)
+        out.append(DRAW)
         return out
     # The turn's plays, draw and pass in one pass over the state: the same tests as
     # playable_cards, draw_refusal and pass_refusal (which ``apply`` uses to refuse), inlined
     # because this runs before every move of every bot and simulation. The property tests hold
-    # the two to the same answers.
+    # them to the same answers.
     drawn = s.drawn
     if s.drew and s.rules.draw is DRAW_ONE:  # drew this turn: play the drawn card or pass
-        if drawn is not None and drawn in PLAYABLE[s.color][s.discard[-1]]:
+        if drawn is not None and can_play(s, drawn):
             out.append(_PLAYS[drawn])
-        out.append(_PASS)
+        out.append(PASS)
         return out
-    can_refill = s.draw_pile or len(s.discard) > 1 or s.set_aside
     if drawn is not None:  # until_playable: the drawn card must be played
-        if drawn in PLAYABLE[s.color][s.discard[-1]]:
+        if can_play(s, drawn):
             out.append(_PLAYS[drawn])
         return out
     # filter() with a C-level predicate: hands of 20+ cards are common in No Mercy
     before = len(out)
-    playable = PLAYABLE[s.color][s.discard[-1]]
-    out.extend(map(_PLAYS.__getitem__, dict.fromkeys(filter(playable.__contains__, hand))))
+    out.extend(map(_PLAYS.__getitem__, dict.fromkeys(filter(s.matching_cards().__contains__, hand))))
     if len(out) > before:
-        if can_refill and s.rules.draw is not DRAW_UNTIL_PLAYABLE:
-            out.append(_DRAW)
-    elif can_refill:
-        out.append(_DRAW)
+        if s.rules.draw is not DRAW_UNTIL_PLAYABLE and s.can_refill():
+            out.append(DRAW)
+    elif s.can_refill():
+        out.append(DRAW)
     else:
-        out.append(_PASS)  # nothing to play and nothing to draw
+        out.append(PASS)  # nothing to play and nothing to draw
     return out
 
 
@@ -109,11 +97,11 @@ def playable_cards(s: GameState, seat: int) -> list[str]:
     if s.stack_last:
         return list(dict.fromkeys(filter(stackable(s).__contains__, hand)))
     if s.drawn is not None:
-        return [s.drawn] if s.drawn in PLAYABLE[s.color][s.discard[-1]] else []
+        return [s.drawn] if can_play(s, s.drawn) else []
     if s.drew and s.rules.draw is DRAW_ONE:
         return []
     # filter() with a C-level predicate: hands of 20+ cards are common in No Mercy
-    return list(dict.fromkeys(filter(PLAYABLE[s.color][s.discard[-1]].__contains__, hand)))
+    return list(dict.fromkeys(filter(s.matching_cards().__contains__, hand)))
 
 
 def choice_actions(s: GameState) -> list[Action]:

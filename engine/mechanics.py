@@ -1,24 +1,18 @@
 """Shared steps of the rules: drawing with reshuffle and mercy, elimination, turn hand-over and
 the end of a round. Every function here changes the (cloned) state it is given and appends to
-``events``; :mod:`engine.game` decides when to call them.
+``events``; the handlers of :mod:`engine.handlers` and :mod:`engine.plays` decide when to call
+them.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from .cards import CARD_INFO, PLAYABLE
-from .events import Event, EventKind
-from .events import new_record as _new
+from ._members import EV_ELIMINATED, EV_MATCH_OVER, EV_RESHUFFLED, EV_ROUND_OVER
+from .cards import CARD_INFO
+from .events import Event, new_event
 from .rng import Rng
 from .state import GameState
-
-# Enum members bound once: attribute access on an Enum class costs ~150 ns on CPython 3.11,
-# and the rules are checked on every move of every simulated game.
-EV_ELIMINATED = EventKind.ELIMINATED
-EV_MATCH_OVER = EventKind.MATCH_OVER
-EV_RESHUFFLED = EventKind.RESHUFFLED
-EV_ROUND_OVER = EventKind.ROUND_OVER
 
 ELIMINATION_BONUS = 250
 
@@ -62,7 +56,7 @@ def reshuffle(s: GameState, events: list[Event]) -> bool:
     rng.shuffle(material)
     s.rng_counter = rng.counter
     s.draw_pile = material + s.draw_pile
-    events.append(_new(Event, (EV_RESHUFFLED, {"count": len(material)}, None, None)))
+    events.append(new_event((EV_RESHUFFLED, {"count": len(material)}, None, None)))
     return True
 
 
@@ -100,7 +94,7 @@ def draw_cards(s: GameState, events: list[Event], seat: int, count: int,
     limit = s.rules.mercy_limit
     pile = s.draw_pile = s.draw_pile[:]
     # a rebuild of the pile keeps the top card, so what is playable stays the same all along
-    playable = PLAYABLE[s.color][s.discard[-1]] if until_playable else None
+    playable = s.matching_cards() if until_playable else None
     drawn: list[str] = []
     busted = False
     while len(drawn) < count:
@@ -124,11 +118,6 @@ def draw_cards(s: GameState, events: list[Event], seat: int, count: int,
     return drawn, busted
 
 
-def is_playable(s: GameState, card: str) -> bool:
-    """Playable on the current top and colour with no stack aimed at the player."""
-    return card in PLAYABLE[s.color][s.discard[-1]]
-
-
 def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None:
     """rules.md "Mercy": the hand is set aside, the seat is out; a choice or stack waiting on it
     drops; with one active player left, the round ends."""
@@ -138,7 +127,7 @@ def eliminate(s: GameState, events: list[Event], seat: int, now_ms: int) -> None
     s.set_aside = s.set_aside + s.hands[seat]
     s.hands[seat] = []
     hand_changed(s, seat)
-    events.append(_new(Event, (EV_ELIMINATED, {"player": s.players[seat]}, None, None)))
+    events.append(new_event((EV_ELIMINATED, {"player": s.players[seat]}, None, None)))
     active = s.active_seats()
     if len(active) == 1:
         end_round(s, events, active[0], "last_standing")
@@ -172,11 +161,11 @@ def end_round(s: GameState, events: list[Event], winner: int, reason: str) -> No
         scores[winner] += points
         s.scores = scores
     s.points = points
-    events.append(_new(Event, (EV_ROUND_OVER, {
+    events.append(new_event((EV_ROUND_OVER, {
         "winner": s.players[winner], "points": points,
         "scores": dict(zip(s.players, s.scores, strict=True)), "reason": reason}, None, None)))
     if s.rules.scoring and s.scores[winner] >= s.rules.target_score:
-        events.append(_new(Event, (EV_MATCH_OVER, {"winner": s.players[winner]}, None, None)))
+        events.append(new_event((EV_MATCH_OVER, {"winner": s.players[winner]}, None, None)))
 
 
 def match_won(s: GameState) -> bool:

@@ -8,50 +8,48 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ._members import (
+    C_COLOR,
+    C_ROULETTE_COLOR,
+    C_TARGET,
+    C_TOP,
+    EV_COLOR,
+    EV_DISCARDED,
+    EV_DREW,
+    EV_EXPOSED,
+    EV_PASSED_HANDS,
+    EV_PLAYED,
+    EV_REVERSED,
+    EV_ROULETTE,
+    EV_SKIPPED,
+    EV_SWAPPED,
+    EV_UNO,
+    K_DISCARD_ALL,
+    K_NUMBER,
+    K_REVERSE,
+    K_REVERSE4,
+    K_ROULETTE,
+    K_SKIP,
+    K_SKIP_ALL,
+    R4_SELF,
+    ROULETTE_BY_TARGET,
+    SEVEN_MAY_SWAP,
+    SEVEN_OFF,
+    STACKING_ANY,
+    STACKING_LADDER,
+    STACKING_OFF,
+    STACKING_WILD_ANY,
+    TOP_CHOOSE,
+    ZERO_PASS,
+)
+from ._records import record_maker
 from .actions import Action
-from .cards import CARD_INFO, NAME_TO_LETTER, PLAYABLE, CardInfo, Kind
+from .cards import CARD_INFO, LETTER_TO_NAME, NAME_TO_LETTER, CardInfo
 from .errors import ErrorCode, IllegalAction
-from .events import Event, EventKind
-from .events import new_record as _new
+from .events import Event, new_event
 from .mechanics import begin_turn, draw_cards, eliminate, end_round, hand_changed
-from .rules import DiscardAllTop, DrawRule, Reverse4TwoPlayers, RouletteChooser, Seven, Stacking, Zero
-from .state import Choice, GameState, Pending
-
-# Enum members bound once: attribute access on an Enum class costs ~150 ns on CPython 3.11,
-# and the rules are checked on every move of every simulated game.
-C_COLOR = Choice.COLOR
-C_ROULETTE_COLOR = Choice.ROULETTE_COLOR
-C_TARGET = Choice.TARGET
-C_TOP = Choice.TOP
-TOP_CHOOSE = DiscardAllTop.CHOOSE
-DRAW_ONE = DrawRule.ONE
-EV_COLOR = EventKind.COLOR
-EV_DISCARDED = EventKind.DISCARDED
-EV_DREW = EventKind.DREW
-EV_EXPOSED = EventKind.EXPOSED
-EV_PASSED_HANDS = EventKind.PASSED_HANDS
-EV_PLAYED = EventKind.PLAYED
-EV_REVERSED = EventKind.REVERSED
-EV_ROULETTE = EventKind.ROULETTE
-EV_SKIPPED = EventKind.SKIPPED
-EV_SWAPPED = EventKind.SWAPPED
-EV_UNO = EventKind.UNO
-K_DISCARD_ALL = Kind.DISCARD_ALL
-K_NUMBER = Kind.NUMBER
-K_REVERSE = Kind.REVERSE
-K_REVERSE4 = Kind.REVERSE4
-K_ROULETTE = Kind.ROULETTE
-K_SKIP = Kind.SKIP
-K_SKIP_ALL = Kind.SKIP_ALL
-R4_SELF = Reverse4TwoPlayers.SELF
-ROULETTE_BY_TARGET = RouletteChooser.TARGET
-SEVEN_MAY_SWAP = Seven.MAY_SWAP
-SEVEN_OFF = Seven.OFF
-STACKING_ANY = Stacking.ANY
-STACKING_LADDER = Stacking.LADDER
-STACKING_OFF = Stacking.OFF
-STACKING_WILD_ANY = Stacking.WILD_ANY
-ZERO_PASS = Zero.PASS
+from .rules import Stacking
+from .state import Choice, GameState, new_pending
 
 
 class Play(NamedTuple):
@@ -64,6 +62,11 @@ class Play(NamedTuple):
     top: str | None
     uno: bool
     needs: Choice | None  # the choice still missing (the game pauses on it)
+
+
+#: ``new_play((card, info, color, target, top, uno, needs))``: a :class:`Play` from all its
+#: fields, at C speed (see :func:`~engine._records.record_maker`).
+new_play = record_maker(Play)
 
 
 def _can_stack(mode: Stacking, last: int, info: CardInfo) -> bool:
@@ -89,17 +92,15 @@ def stackable(s: GameState) -> frozenset[str]:
     return _STACKABLE[s.rules.stacking, s.stack_last]
 
 
-def can_stack(s: GameState, info: CardInfo) -> bool:
-    return info.code in _STACKABLE[s.rules.stacking, s.stack_last]
-
-
 def can_play(s: GameState, card: str) -> bool:
-    """The turn player may put ``card`` down now (stack and drawn-card limits included)."""
+    """The turn player may put ``card`` down now: it answers the stack aimed at them, else it
+    matches the discard pile and is the card they drew, if a draw rule holds them to it.
+    :func:`verify_play` makes the same tests, and says which one failed."""
     if s.stack_last:
         return card in _STACKABLE[s.rules.stacking, s.stack_last]
     if s.drawn is not None and card != s.drawn:
         return False
-    return card in PLAYABLE[s.color][s.discard[-1]]
+    return card in s.matching_cards()
 
 
 def discard_set(hand: list[str], card: str, info: CardInfo) -> list[str]:
@@ -144,13 +145,13 @@ def verify_play(s: GameState, seat: int, action: Action) -> Play:
     if info is None or card not in hand:
         raise IllegalAction(ErrorCode.NOT_IN_HAND, "that card is not in your hand")
     if s.stack_last:
-        if not can_stack(s, info):
+        if card not in _STACKABLE[s.rules.stacking, s.stack_last]:
             raise IllegalAction(ErrorCode.STACK_PENDING,
                                 f"answer the stack with a draw card of {s.stack_last} or more, or take it")
     else:
         if s.drawn is not None and card != s.drawn:
             raise IllegalAction(ErrorCode.MUST_PLAY_DRAWN, "you may only play the card you drew")
-        if card not in PLAYABLE[s.color][s.discard[-1]]:
+        if card not in s.matching_cards():
             raise IllegalAction(ErrorCode.ILLEGAL_CARD, "that card does not match colour, number or symbol")
     rules = s.rules
     last = len(hand) == 1
@@ -188,20 +189,20 @@ def verify_play(s: GameState, seat: int, action: Action) -> Play:
         raise IllegalAction(ErrorCode.BAD_TOP, "this card takes no top")
     if last:
         needs = None  # a last card wins at once: no effect, no choice, no pause
-    return _new(Play, (card, info, color, target, top, action.uno, needs))
+    return new_play((card, info, color, target, top, action.uno, needs))
 
 
 def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> None:
     """Pause on a missing choice, or put the card down and apply it."""
     if p.needs is not None:
-        s.pending = _new(Pending, (seat, p.needs, p.card, p.uno, -1))
+        s.pending = new_pending((seat, p.needs, p.card, p.uno, -1))
         return
     hand = s.hands[seat] = s.hands[seat][:]
     player = s.players[seat]
     info = p.info
     hand.remove(p.card)
     s.passes = 0
-    events.append(_new(Event, (EV_PLAYED, {"player": player, "card": p.card}, None, None)))
+    events.append(new_event((EV_PLAYED, {"player": player, "card": p.card}, None, None)))
     if info.kind is K_DISCARD_ALL:
         extras = [c for c in hand if CARD_INFO[c].color == info.color]
         if extras:
@@ -214,7 +215,7 @@ def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int
             else:
                 pile = [*extras, p.card]
             s.discard = s.discard + pile
-            events.append(_new(Event, (EV_DISCARDED, {"player": player, "cards": extras}, None, None)))
+            events.append(new_event((EV_DISCARDED, {"player": player, "cards": extras}, None, None)))
         else:
             s.discard = [*s.discard, p.card]
     else:
@@ -227,7 +228,8 @@ def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int
     if info.wild:
         if p.color is not None:
             s.color = p.color
-            events.append(_new(Event, (EV_COLOR, {"player": player, "color": _NAMES[p.color]}, None, None)))
+            events.append(new_event((EV_COLOR, {"player": player, "color": LETTER_TO_NAME[p.color]},
+                                     None, None)))
     else:
         s.color = info.color
     hands_move = _apply_effect(s, events, seat, p, now_ms)
@@ -237,19 +239,16 @@ def play_card(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int
         _one_card_left(s, events, seat, p.uno, now_ms)
 
 
-_NAMES = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}
-
-
 def _one_card_left(s: GameState, events: list[Event], seat: int, called: bool, now_ms: int) -> None:
     player = s.players[seat]
     if called:
         uno = s.uno[:]
         uno[seat] = True
         s.uno = uno
-        events.append(_new(Event, (EV_UNO, {"player": player}, None, None)))
+        events.append(new_event((EV_UNO, {"player": player}, None, None)))
     else:
         s.exposed = [*s.exposed, (seat, now_ms + s.rules.catch_window_s * 1000)]
-        events.append(_new(Event, (EV_EXPOSED, {"player": player}, None, None)))
+        events.append(new_event((EV_EXPOSED, {"player": player}, None, None)))
 
 
 def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms: int) -> bool:
@@ -267,18 +266,18 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
         return moved
     if kind is K_SKIP:
         skipped = s.next_active(seat)
-        events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[skipped]]}, None, None)))
+        events.append(new_event((EV_SKIPPED, {"players": [s.players[skipped]]}, None, None)))
         begin_turn(s, s.next_active(skipped), now_ms)
     elif kind is K_SKIP_ALL:
         others = [s.players[i] for i in s.active_seats() if i != seat]
-        events.append(_new(Event, (EV_SKIPPED, {"players": others}, None, None)))
+        events.append(new_event((EV_SKIPPED, {"players": others}, None, None)))
         begin_turn(s, seat, now_ms)
     elif kind is K_REVERSE:
         s.direction = -s.direction
-        events.append(_new(Event, (EV_REVERSED, {"direction": s.direction}, None, None)))
+        events.append(new_event((EV_REVERSED, {"direction": s.direction}, None, None)))
         if s.active_count() == 2:
             other = s.next_active(seat)
-            events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[other]]}, None, None)))
+            events.append(new_event((EV_SKIPPED, {"players": [s.players[other]]}, None, None)))
             begin_turn(s, seat, now_ms)
         else:
             begin_turn(s, s.next_active(seat), now_ms)
@@ -288,7 +287,7 @@ def _apply_effect(s: GameState, events: list[Event], seat: int, p: Play, now_ms:
         target = s.next_active(seat)
         if rules.roulette_chooser is ROULETTE_BY_TARGET:
             begin_turn(s, target, now_ms)
-            s.pending = _new(Pending, (target, C_ROULETTE_COLOR, p.card, False, seat))
+            s.pending = new_pending((target, C_ROULETTE_COLOR, p.card, False, seat))
         else:
             assert p.color is not None
             roulette(s, events, target, p.color, seat, now_ms)
@@ -301,7 +300,7 @@ def _draw_card_effect(s: GameState, events: list[Event], seat: int, p: Play, now
     value = p.info.draw
     if p.info.kind is K_REVERSE4:
         s.direction = -s.direction
-        events.append(_new(Event, (EV_REVERSED, {"direction": s.direction}, None, None)))
+        events.append(new_event((EV_REVERSED, {"direction": s.direction}, None, None)))
         if (s.active_count() == 2
                 and s.rules.reverse4_two_players is R4_SELF):
             target = seat
@@ -312,7 +311,7 @@ def _draw_card_effect(s: GameState, events: list[Event], seat: int, p: Play, now
     if s.rules.stacking is STACKING_OFF:
         penalty_draw(s, events, target, value, now_ms)
         if s.winner is None:
-            events.append(_new(Event, (EV_SKIPPED, {"players": [s.players[target]]}, None, None)))
+            events.append(new_event((EV_SKIPPED, {"players": [s.players[target]]}, None, None)))
             begin_turn(s, s.next_active(target), now_ms)
         return
     s.stack_total += value
@@ -324,7 +323,7 @@ def penalty_draw(s: GameState, events: list[Event], seat: int, count: int, now_m
     """``seat`` draws ``count`` (announced as ``drew``), eliminated if the mercy limit is hit."""
     cards, busted = draw_cards(s, events, seat, count)
     player = s.players[seat]
-    events.append(_new(Event, (EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards})))
+    events.append(new_event((EV_DREW, {"player": player, "count": len(cards)}, player, {"cards": cards})))
     if busted:
         eliminate(s, events, seat, now_ms)
     return cards
@@ -335,8 +334,8 @@ def roulette(s: GameState, events: list[Event], target: int, color: str, by: int
     (wilds never count); the colour becomes current and the target loses their turn."""
     cards, busted = draw_cards(s, events, target, 1 << 30, until_color=color)
     s.color = color
-    events.append(_new(Event, (EV_ROULETTE, {"player": s.players[target], "by": s.players[by],
-                                             "color": _NAMES[color], "cards": cards}, None, None)))
+    events.append(new_event((EV_ROULETTE, {"player": s.players[target], "by": s.players[by],
+                                             "color": LETTER_TO_NAME[color], "cards": cards}, None, None)))
     if busted:
         eliminate(s, events, target, now_ms)
         if s.winner is not None:
@@ -350,7 +349,7 @@ def _swap(s: GameState, events: list[Event], seat: int, target: int | None) -> b
     s.hands[seat], s.hands[target] = s.hands[target], s.hands[seat]
     hand_changed(s, seat)
     hand_changed(s, target)
-    events.append(_new(Event, (EV_SWAPPED, {"a": s.players[seat], "b": s.players[target]}, None, None)))
+    events.append(new_event((EV_SWAPPED, {"a": s.players[seat], "b": s.players[target]}, None, None)))
     return True
 
 
@@ -363,4 +362,4 @@ def _pass_hands(s: GameState, events: list[Event]) -> None:
     for k, seat in enumerate(active):
         s.hands[seat] = moved[k - 1]
         hand_changed(s, seat)
-    events.append(_new(Event, (EV_PASSED_HANDS, {"direction": s.direction}, None, None)))
+    events.append(new_event((EV_PASSED_HANDS, {"direction": s.direction}, None, None)))

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action
-from .game import GameState, apply, new_game
+from .game import apply, new_game
 from .rules import make_rules
+from .state import GameState
 
 RECORD_VERSION = 1
 

@@ -61,12 +61,22 @@ class RouletteChooser(StrEnum):
 
 
 MAX_DECK_TOTAL = 400
-_SHARED_WIRE_FORMS: dict[int, tuple[Rules, dict[str, Any]]] = {}
+
+
+class _WireFormSlot:
+    """Room on a :class:`Rules` value for its wire form, which is no option: a slotted
+    dataclass's own slots are its fields."""
+
+    __slots__ = ("_wire",)
 
 
 @dataclass(frozen=True, slots=True)
-class Rules:
-    """Every option of rules.md. Defaults are the ``mercyless`` preset."""
+class Rules(_WireFormSlot):
+    """Every option of rules.md. Defaults are the ``mercyless`` preset.
+
+    A value: equal options make equal, hashable rules. Its wire form is built once, when the
+    value is made, and kept on it: the server writes it with every commit.
+    """
 
     draw: DrawRule = DrawRule.VOLUNTARY
     stacking: Stacking = Stacking.LADDER
@@ -85,47 +95,38 @@ class Rules:
     turn_timer_s: int = 60
     deck: tuple[tuple[str, int], ...] = tuple(STANDARD_DECK.items())
 
+    def __post_init__(self) -> None:
+        wire = {f.name: getattr(self, f.name) for f in fields(self)}
+        wire["deck"] = dict(self.deck)
+        for key, value in wire.items():
+            if isinstance(value, StrEnum):
+                wire[key] = value.value
+        object.__setattr__(self, "_wire", wire)  # frozen: the dataclass refuses plain assignment
+
+    def __reduce__(self) -> tuple[type[Rules], tuple[Any, ...]]:
+        # copies and pickles are built through __init__, which makes their wire form (the
+        # dataclass's own state functions carry the fields alone)
+        return type(self), tuple(getattr(self, f.name) for f in fields(self))
+
     @property
     def deck_size(self) -> int:
         return sum(n for _, n in self.deck)
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form (protocol.md ``room.rules``): enums as strings, the deck as a mapping.
-        A fresh dict each call (callers may change it); built from a per-value cache because
-        the server writes it with every commit."""
-        cached = _WIRE_FORMS.get(self)
-        if cached is None:
-            cached = {f.name: getattr(self, f.name) for f in fields(self)}
-            cached["deck"] = dict(self.deck)
-            for key, value in cached.items():
-                if isinstance(value, StrEnum):
-                    cached[key] = value.value
-            if len(_WIRE_FORMS) > 256:
-                _WIRE_FORMS.clear()
-            _WIRE_FORMS[self] = cached
-        return {**cached, "deck": dict(cached["deck"])}
+        A fresh dict each call: callers may change it."""
+        wire = self._wire
+        return {**wire, "deck": dict(wire["deck"])}
 
     def shared_wire_form(self) -> dict[str, Any]:
         """:meth:`to_dict`'s mapping, one object per rules value, never to be changed: for a
-        state's ``to_dict``, which the server writes with every commit. Found by identity (the
-        same rules object serves a room's every state): hashing the rules, their deck with
-        it, cost more than the rest of the look-up."""
-        hit = _SHARED_WIRE_FORMS.get(id(self))
-        if hit is not None and hit[0] is self:
-            return hit[1]
-        wire = self.to_dict()
-        if len(_SHARED_WIRE_FORMS) > 256:
-            _SHARED_WIRE_FORMS.clear()
-        # the entry holds the rules themselves, so their id cannot be reused while it stands
-        _SHARED_WIRE_FORMS[id(self)] = (self, wire)
-        return wire
+        state's ``to_dict``, which the server writes with every commit."""
+        return self._wire
 
     def can_deal(self, players: int) -> bool:
         """Enough cards for every hand plus the first discard."""
         return self.hand_size * players + 1 <= self.deck_size
 
-
-_WIRE_FORMS: dict[Rules, dict[str, Any]] = {}
 
 PRESETS: dict[str, Rules] = {
     "mercyless": Rules(),

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from types import MethodType
 from typing import Any, NamedTuple
 
+from ._records import record_maker
+from .cards import PLAYABLE
 from .rules import Rules, rules_from_wire
 
 SCHEMA_VERSION = 1
@@ -43,6 +46,11 @@ class Pending(NamedTuple):
     card: str
     uno: bool = False
     by: int = -1
+
+
+#: ``new_pending((player, choice, card, uno, by))``: a :class:`Pending` from all five fields, at C
+#: speed (see :func:`~engine._records.record_maker`).
+new_pending = record_maker(Pending)
 
 
 @dataclass(eq=True, slots=True)
@@ -115,7 +123,15 @@ class GameState:
 
     def can_refill(self) -> bool:
         """A card could still be drawn: the pile, or material to rebuild it, is there."""
-        return bool(self.draw_pile) or len(self.discard) > 1 or bool(self.set_aside)
+        if self.draw_pile:  # nearly always: answered without a call to bool()
+            return True
+        return len(self.discard) > 1 or bool(self.set_aside)
+
+    def matching_cards(self) -> frozenset[str]:
+        """Every card code that matches the discard pile now: the current colour, the top
+        card's number or symbol, or a wild (rules.md "A turn"). Stacks and drawn cards aside:
+        :func:`~engine.plays.can_play` says whether the turn player may put a card down."""
+        return PLAYABLE[self.color][self.discard[-1]]
 
     # -- copying and serialisation -----------------------------------------------------------
 
@@ -131,7 +147,7 @@ class GameState:
         (a materialised dict instead of inline values), which cost more than the copy itself.
         A test holds this list to the dataclass's fields.
         """
-        new = _new_object(GameState)
+        new = _blank_state()
         new.rules = self.rules
         new.players = self.players
         new.seed = self.seed
@@ -189,4 +205,7 @@ class GameState:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(GameState))
-_new_object = object.__new__
+#: A GameState with no field set, for :meth:`GameState.clone` alone (which sets every one): it
+#: skips the dataclass's Python-level ``__init__``, and is bound to the class so that it builds
+#: nothing else.
+_blank_state = MethodType(object.__new__, GameState)

@@ -14,13 +14,11 @@ import random
 from typing import Any, Protocol
 
 from ..actions import Action
-from ..bots import easy_move
+from ..bots import BOT_LEVELS, easy_move
 from ..rules import Rules
 from .hard import HardBot
 from .memory import Memory
 from .normal import NormalBot
-
-LEVELS = ("easy", "normal", "hard")
 
 
 class Bot(Protocol):
@@ -45,6 +43,8 @@ class EasyBot:
 
 
 def make_bot(level: str, me: str, rules: Rules, **options: Any) -> Bot:
+    """A bot of ``level`` (one of :data:`~engine.bots.BOT_LEVELS`; anything else makes an
+    ``easy`` one) for the seat ``me``; ``options`` tune the ``hard`` bot's search."""
     if level == "normal":
         return NormalBot(me, rules)
     if level == "hard":
@@ -52,4 +52,4 @@ def make_bot(level: str, me: str, rules: Rules, **options: Any) -> Bot:
     return EasyBot(me, rules)
 
 
-__all__ = ["LEVELS", "Bot", "EasyBot", "HardBot", "Memory", "NormalBot", "make_bot"]
+__all__ = ["BOT_LEVELS", "Bot", "EasyBot", "HardBot", "Memory", "NormalBot", "make_bot"]

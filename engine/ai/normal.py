@@ -10,23 +10,14 @@ is aimed at it, always calls UNO and always catches.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any
 
 from ..actions import Action, ActionKind
-from ..cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, Kind
+from ..cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, Kind, most_held_color
 from ..rules import Rules
 from .memory import Memory
 
 _HIGH_DRAW = frozenset({Kind.DRAW4, Kind.REVERSE4, Kind.DRAW6, Kind.DRAW10})
-
-
-def most_held_color(hand: list[str], exclude: str | None = None) -> str:
-    counts = Counter(CARD_INFO[c].color for c in hand if CARD_INFO[c].color != "w")
-    if exclude is not None and CARD_INFO[exclude].color in counts:
-        counts[CARD_INFO[exclude].color] -= 1
-    best = max(COLOR_LETTERS, key=lambda c: (counts[c], -COLOR_LETTERS.index(c)))
-    return LETTER_TO_NAME[best]
 
 
 class NormalBot:
@@ -79,7 +70,7 @@ class NormalBot:
         legal = game["legal"]["choose"]
         choice = pending["choice"]
         if choice == "color":
-            return Action(ActionKind.CHOOSE, color=most_held_color(hand, pending.get("card")))
+            return Action(ActionKind.CHOOSE, color=most_held_color(hand))
         if choice == "roulette_color":
             # the colour seen least has the most cards left unseen: it turns up soonest
             seen = self.memory.seen
@@ -127,7 +118,7 @@ class NormalBot:
         hand = view["hand"]
         color = target = None
         if info.wild and not (info.kind is Kind.ROULETTE and self.rules.roulette_chooser.value == "target"):
-            color = most_held_color(hand, card)
+            color = most_held_color(hand)
         if info.kind is Kind.NUMBER and info.number == 7 and self.rules.seven.value != "off":
             others = [p for p in view["players"] if not p["eliminated"] and p["id"] != self.me]
             if others:

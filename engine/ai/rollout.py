@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import random
 
-from ..actions import Action, ActionKind
-from ..autoplay import complete_play
+from ..actions import DRAW, PASS, Action
+from ..autoplay import complete_play, default_choice
 from ..cards import CARD_INFO
-from ..game import apply, default_choice, draw_refusal, pass_refusal
+from ..game import apply
 from ..legal import playable_cards
+from ..refusals import draw_refusal, pass_refusal
 from ..state import GameState
-
-_DRAW = Action(ActionKind.DRAW)
-_PASS = Action(ActionKind.PASS)
 
 
 def rollout_action(s: GameState, seat: int, rng: random.Random) -> Action:
@@ -22,7 +20,7 @@ def rollout_action(s: GameState, seat: int, rng: random.Random) -> Action:
     if s.stack_last:
         if cards:
             return complete_play(s, seat, min(cards, key=lambda c: CARD_INFO[c].draw))
-        return _DRAW
+        return DRAW
     if cards:
         # a knock-out when one is on offer; else keep the big draw cards for stacks
         victim = len(s.hands[s.next_active(seat)])
@@ -33,10 +31,10 @@ def rollout_action(s: GameState, seat: int, rng: random.Random) -> Action:
         calm = [c for c in cards if CARD_INFO[c].draw < 4] or cards
         return complete_play(s, seat, calm[rng.randrange(len(calm))])
     if draw_refusal(s, seat) is None:
-        return _DRAW
+        return DRAW
     if pass_refusal(s, seat) is None:
-        return _PASS
-    return _DRAW  # pragma: no cover - a legal move always exists
+        return PASS
+    return DRAW  # pragma: no cover - a legal move always exists
 
 
 def play_out(s: GameState, rng: random.Random, max_actions: int) -> GameState:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine import Action, ActionKind, apply, make_rules, new_game, view_for
+from engine import BOT_LEVELS, Action, ActionKind, ai, apply, make_rules, new_game, view_for
 from engine.ai import make_bot
 from engine.ai.tournament import play_game, run, wilson
 from engine.cards import CARD_INFO
@@ -140,3 +140,10 @@ def test_a_tournament_in_two_processes_plays_the_same_seeds():
     split = run("normal", "easy", 8, "mercyless", 5, {}, jobs=2)
     assert (split["wins"], split["games"]) == (serial["wins"], serial["games"])
     assert len(split["times"]["normal"]) == len(serial["times"]["normal"]) > 0
+
+
+def test_every_bot_level_makes_a_bot_of_that_level():
+    """One tuple of levels (``engine.BOT_LEVELS``), which the server checks ``add_bot`` against."""
+    assert BOT_LEVELS == ai.BOT_LEVELS == ("easy", "normal", "hard")
+    rules = make_rules({})
+    assert [make_bot(level, "p0", rules).level for level in BOT_LEVELS] == list(BOT_LEVELS)

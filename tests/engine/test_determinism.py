@@ -7,9 +7,12 @@ optimisation altered behaviour.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -30,6 +33,7 @@ from engine import (
     replay,
     view_for,
 )
+from engine.cards import STANDARD_DECK
 from engine.rng import Rng
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -306,3 +310,18 @@ def test_a_states_rules_are_written_from_one_shared_mapping_per_rules_value() ->
     assert state.to_dict()["rules"] is rules.shared_wire_form()
     again = type(state).from_dict(json.loads(json.dumps(state.to_dict())))
     assert again.to_dict() == state.to_dict()
+
+
+def test_a_rules_value_keeps_its_wire_form_through_copies_pickles_and_replace() -> None:
+    """The wire form is made with the value (no cache by id): a copy, an unpickled rules object
+    and one made by ``dataclasses.replace`` each carry their own, equal to their options."""
+    rules = make_rules({"hand_size": 5, "seven": "off"})
+    for twin in (copy.copy(rules), copy.deepcopy(rules), pickle.loads(pickle.dumps(rules))):
+        assert twin == rules and hash(twin) == hash(rules)
+        assert twin.shared_wire_form() == rules.shared_wire_form()
+        assert twin.shared_wire_form() is twin.shared_wire_form()
+    changed = dataclasses.replace(rules, seven=make_rules({"seven": "swap"}).seven)
+    assert changed.shared_wire_form() == {**rules.to_dict(), "seven": "swap"}
+    fresh = rules.to_dict()
+    fresh["deck"]["r-1"] = 0
+    assert rules.to_dict()["deck"]["r-1"] == STANDARD_DECK["r-1"]

@@ -833,7 +833,7 @@ def test_hypothesis_games_hold_every_invariant(cfg: Config) -> None:
 
 
 # no shrinking either: with a failure found, Hypothesis traces every later run to explain it,
-# and a traced round took minutes (a hang in new_game found here on 2026-12-01 ran into the
+# and a traced round took minutes (a hang in new_game found this way ran into the
 # suite's 300 s timeout before anything was printed)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
