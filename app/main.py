@@ -22,6 +22,7 @@ from app.cluster.hub import Hub
 from app.core.clock import Clock
 from app.core.gc_pacing import paced_collector
 from app.core.logs import setup_logging
+from app.core.metrics import Metrics
 from app.core.paths import WEB_DIR
 from app.core.protocol import Err
 from app.core.settings import Settings, get_settings
@@ -30,6 +31,7 @@ from app.history.writer import HistoryWriter
 from app.storage.store import RoomStore, make_redis
 from app.transport import session as ws
 from app.transport.asgi import RawSocket, game_socket_code
+from app.transport.relay import Relay
 
 log = logging.getLogger("mercyless")
 
@@ -66,19 +68,20 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         redis = make_redis(settings)
         store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept,
                           url=settings.redis_url)
-        hub = Hub(settings, store, clock or Clock(settings.clock_speed),
-                  publishes=settings.redis_url is not None)
-        app.state.hub = hub
-        await hub.start()
         db = make_engine(settings.database_url)
         app.state.db = db
         app.state.db_sessions = sessions(db)
+        metrics = Metrics()
+        writer = HistoryWriter(store, metrics, app.state.db_sessions, gather_ms=settings.history_gather_ms)
+        hub = Hub(settings, store, clock or Clock(settings.clock_speed),
+                  publishes=settings.redis_url is not None, metrics=metrics, history=writer,
+                  make_relay=Relay if settings.relay_sockets else None)
+        app.state.hub = hub
+        await hub.start()
         try:
             await upgrade(settings.database_url)
         except Exception:  # the game goes on without history until the database is back
             log.warning("database not migrated at start; history will wait", exc_info=True)
-        writer = HistoryWriter(hub, app.state.db_sessions, gather_ms=settings.history_gather_ms)
-        hub.history = writer
         writer_task = asyncio.create_task(writer.run(), name="history")
         # everything alive now (the libraries' objects, ~125k) is left out of the cyclic
         # collector's walks: a full collection under 250 rooms paused the loop ~160 ms, ~85 ms

@@ -26,11 +26,10 @@ from app.cluster.hub import Hub
 from app.core.clock import StepClock
 from app.core.protocol import dumps, parse_json, parse_message
 from app.core.settings import Settings
-from app.rooms import logic
+from app.rooms import commands, lobby
 from app.rooms.actor import RoomActor
 from app.rooms.model import Loaded
 from app.transport.connection import TokenBucket
-from app.transport.session import _intent_for
 
 
 class StubStore:
@@ -127,16 +126,16 @@ async def _play(actions: int, seed: int) -> float:
     clock = StepClock()
     hub = Hub(settings, StubStore(), clock, publishes=False)  # type: ignore[arg-type]
     now = clock.ms
-    room, host, _ = logic.new_room("BENCH", "p0", {}, now)
+    room, host, _ = lobby.new_room("BENCH", "p0", {}, now)
     loaded = Loaded(room)
     for i in range(1, 4):
-        logic.join(loaded, f"p{i}")
-    logic.start(loaded, host, now)
-    actor = RoomActor(hub, "BENCH")
+        lobby.join(loaded, f"p{i}")
+    lobby.start(loaded, host, now)
+    actor = RoomActor(hub.services, "BENCH")
     actor.task.cancel()
     actor.loaded = loaded
     conns = {seat.id: StubSocket(n, seat.id) for n, seat in enumerate(room.seats)}
-    hub.connections["BENCH"] = conns  # type: ignore[assignment]
+    hub.sockets["BENCH"] = conns  # type: ignore[assignment]
     for conn in conns.values():
         actor.welcome(conn)  # type: ignore[arg-type]
     clients = [Client(conn) for conn in conns.values()]
@@ -155,7 +154,7 @@ async def _play(actions: int, seed: int) -> float:
             raise RuntimeError("nobody can move")
         conn = client.conn
         started = cpu()  # the server's part: the clients' own work is not counted
-        intent = _intent_for(hub, conn, parse_message(parse_json(text)), reply=conn)  # type: ignore[arg-type]
+        intent = commands.intent_for(parse_message(parse_json(text)), conn, settings, reply=conn)  # type: ignore[arg-type]
         await actor._process(intent)  # (the answer goes out behind the patch)
         spent += cpu() - started
     return spent

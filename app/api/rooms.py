@@ -12,11 +12,11 @@ from redis.exceptions import RedisError
 from app.cluster.hub import Hub
 from app.core.codes import clean_name, new_code, normalize_code
 from app.core.protocol import Err
-from app.rooms import logic
-from app.rooms.intent import Intent
-from app.rooms.model import Loaded, Room, summary
+from app.rooms import commands, lobby
+from app.rooms.model import Room, summary
+from app.rooms.outcomes import Refused
 from app.storage.store import Stale
-from engine import Event, rules_catalog
+from engine import rules_catalog
 
 router = APIRouter()
 
@@ -63,8 +63,8 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
     for _ in range(20):
         code = new_code()
         try:
-            room, pid, token = logic.new_room(code, name, body.rules, now)
-        except logic.Refused as refused:
+            room, pid, token = lobby.new_room(code, name, body.rules, now)
+        except Refused as refused:
             raise ApiError(400, refused.code, refused.message) from None
         room.version = 1
         try:
@@ -90,13 +90,7 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
         await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
-
-    def run(loaded: Loaded, now: int) -> list[Event]:
-        pid, token, spectator, events = logic.join(loaded, name)
-        result.update(code=room_code, player_id=pid, token=token, spectator=spectator)
-        return events
-
-    answer = await hub.submit(room_code, Intent("join", run))
+    answer = await hub.submit(room_code, commands.command("join", name, result))
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
             await limits.join_failed(ip)

@@ -5,7 +5,7 @@ play they nearly balance (each commit frees the state it replaces), so the count
 there while the young generation grows to ~20k objects a second at 1,000 actions/s; then a
 burst of allocations (the history writer parsing finished rounds, a wave of connections) trips
 the count, and walking that generation stops every room of the process for 10-20 ms. That was
-the paced benchmark's p99 (docs/benchmarks.md, session 12: measured with ``gc.callbacks``).
+the paced benchmark's p99 (docs/benchmarks.md "Paced tail", measured with ``gc.callbacks``).
 
 Here the loop collects between its callbacks, as often as it takes to keep each walk near
 ``PAUSE_TARGET_S``: every ``MIN_WAIT_S`` under load, backing off to ``MAX_WAIT_S`` while the

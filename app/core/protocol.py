@@ -17,6 +17,7 @@ ID_MAX = 64
 
 class Close(IntEnum):
     NORMAL = 1000
+    POLICY = 1008  # refused before the handshake (an origin not allowed)
     TOO_LARGE = 1009
     RESTART = 1012  # the process is going away, or the room's home did: reconnect
     TRY_AGAIN_LATER = 1013
@@ -51,7 +52,6 @@ class Err(StrEnum):
 
 
 REACTIONS = ("gg", "ouch", "uno", "lol", "thumbs_up", "angry", "wow", "clap")
-BOT_LEVELS = ("easy", "normal", "hard")
 
 Str = Annotated[str, StringConstraints(max_length=64)]
 MsgId = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX)]

@@ -30,7 +30,8 @@ from engine import Record, apply, view_for
 from engine.record import start as start_round
 
 if TYPE_CHECKING:
-    from app.cluster.hub import Hub
+    from app.core.metrics import Metrics
+    from app.storage.store import RoomStore
 
 log = logging.getLogger("mercyless.history")
 
@@ -174,9 +175,10 @@ async def _insert_rounds(session: Any, entries: list[tuple[str, dict[str, Any]]]
 class HistoryWriter:
     """Moves finished rounds from Redis to the database, retrying until it can."""
 
-    def __init__(self, hub: Hub, sessions: async_sessionmaker, retry_ms: int = 1000,
-                 gather_ms: int = 0) -> None:
-        self.hub = hub
+    def __init__(self, store: RoomStore, metrics: Metrics, sessions: async_sessionmaker,
+                 retry_ms: int = 1000, gather_ms: int = 0) -> None:
+        self.store = store
+        self.metrics = metrics
         self.sessions = sessions
         self.retry_ms = retry_ms
         self.gather_ms = gather_ms
@@ -209,15 +211,15 @@ class HistoryWriter:
                 await task
 
     def outbox_key(self) -> str:
-        return f"{self.hub.store.prefix}:history"
+        return f"{self.store.prefix}:history"
 
     def lease_key(self) -> str:
-        return f"{self.hub.store.prefix}:history:lease"
+        return f"{self.store.prefix}:history:lease"
 
     async def sweep(self) -> None:
         """Index every room that has rounds waiting (after a crash between commit and index)."""
-        redis = self.hub.store.redis
-        async for key in redis.scan_iter(match=f"{self.hub.store.prefix}:*:outbox", count=500):
+        redis = self.store.redis
+        async for key in redis.scan_iter(match=f"{self.store.prefix}:*:outbox", count=500):
             code = key.decode().rsplit("{", 1)[-1].split("}", 1)[0]
             await redis.sadd(self.outbox_key(), code)
 
@@ -253,7 +255,7 @@ class HistoryWriter:
         reads the same index, and with n processes each round was read, parsed and looked up
         n times (and their inserts raced). A writer that finds the lease taken leaves the
         rounds to its holder, or to its own next turn; a lease whose holder died expires."""
-        redis = self.hub.store.redis
+        redis = self.store.redis
         codes = sorted(c.decode() for c in await redis.smembers(self.outbox_key()))
         # (taken only when rounds wait: an idle writer's look, once a second, leaves no key)
         if not codes or not await redis.set(self.lease_key(), self._token, nx=True, px=LEASE_MS):
@@ -271,10 +273,10 @@ class HistoryWriter:
         """Write the first ``ROUNDS_PER_ROOM`` rounds waiting in each of these rooms'
         outboxes, up to ``BATCH_ROUNDS`` a transaction, then take each written one off its list
         and a room whose list is then empty off the index (one with more waiting stays)."""
-        redis = self.hub.store.redis
+        redis = self.store.redis
         async with redis.pipeline(transaction=False) as pipe:
             for code in codes:
-                pipe.lrange(self.hub.store.outbox_key(code), 0, ROUNDS_PER_ROOM - 1)
+                pipe.lrange(self.store.outbox_key(code), 0, ROUNDS_PER_ROOM - 1)
             lists: list[list[bytes]] = await pipe.execute()
         waiting = [(code, raw) for code, raws in zip(codes, lists, strict=True) for raw in raws]
         written = await self._write(waiting)
@@ -287,10 +289,10 @@ class HistoryWriter:
             # position: another process may be flushing the same room and have trimmed the
             # head already, and trimming it again would drop a round that ended meanwhile
             for code, raw in written:
-                pipe.lrem(self.hub.store.outbox_key(code), 1, raw)
+                pipe.lrem(self.store.outbox_key(code), 1, raw)
             for code in done:
                 pipe.srem(self.outbox_key(), code)
-                pipe.llen(self.hub.store.outbox_key(code))
+                pipe.llen(self.store.outbox_key(code))
             results = await pipe.execute()
         # more waiting (a round that ended meanwhile, or past ROUNDS_PER_ROOM): the room goes
         # back in the index (its own commit's note may have come before this srem)
@@ -319,7 +321,7 @@ class HistoryWriter:
                 continue
             written.update(batch)
             self.written += len(batch)
-            self.hub.metrics.history.inc(len(batch))
+            self.metrics.history.inc(len(batch))
         return written
 
     async def _write_room_by_room(self, batch: list[tuple[str, bytes]],
@@ -334,7 +336,7 @@ class HistoryWriter:
                     await write_round(self.sessions, code, orjson.loads(raw))
                     written.add((code, raw))
                     self.written += 1
-                    self.hub.metrics.history.inc()
+                    self.metrics.history.inc()
             except UNAVAILABLE:
                 log.warning("database unavailable; rounds stay in Redis", extra={"room": code})
                 return False
@@ -345,7 +347,7 @@ class HistoryWriter:
 
     async def note(self, code: str) -> None:
         """A round of ``code`` ended: put the room in the outbox and wake the writer."""
-        await self.hub.store.redis.sadd(self.outbox_key(), code)
+        await self.store.redis.sadd(self.outbox_key(), code)
         self.wake.set()
 
 

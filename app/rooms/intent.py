@@ -6,21 +6,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.core.protocol import dumps
-from app.rooms import logic
 from app.rooms.model import Loaded
+from app.rooms.outcomes import NoChange
+from app.rooms.sockets import RoomSocket
 from engine import Event
-
-if TYPE_CHECKING:
-    from app.transport.connection import Connection
 
 Run = Callable[[Loaded, int], list[Event]]
 
 
 class Intent:
-    """Something to do to a room. ``run`` raises ``logic.Refused`` or returns the events.
+    """Something to do to a room. ``run`` raises ``Refused`` or returns the events.
 
     The answer (an ack or an error) resolves the future ``done`` for whoever waits on it. With a
     ``reply`` socket (the one the message came in on) the actor also sends it there as soon as
@@ -30,7 +28,7 @@ class Intent:
     __slots__ = ("answer_field", "created", "done", "kind", "msg_id", "remote", "reply", "run")
 
     def __init__(self, kind: str, run: Run, msg_id: str | None = None, player: str | None = None,
-                 reply: Connection | None = None) -> None:
+                 reply: RoomSocket | None = None) -> None:
         self.kind = kind
         self.run = run
         self.msg_id = msg_id
@@ -51,7 +49,7 @@ class Intent:
 
 
 def no_change(loaded: Loaded, now: int) -> list[Event]:
-    raise logic.NoChange
+    raise NoChange
 
 
 def ack(msg_id: str | None) -> dict[str, Any]:

@@ -22,9 +22,65 @@ log = logging.getLogger("mercyless.room")
 
 LOBBY, PLAYING, ROUND_OVER, MATCH_OVER = "lobby", "playing", "round_over", "match_over"
 
-#: Where a finished round's steps go in its history entry (the commit script puts them there).
-STEPS_MARK = "\u0000steps"
 MAX_SEATS = 10
+
+
+class RoomRules(dict[str, Any]):
+    """A room's rules as the wire has them (engine ``Rules.to_dict()``): a frozen mapping,
+    replaced as a whole when the host changes them and never changed in place. So what a
+    commit derives from them is worked out once and kept on the value itself: their JSON as
+    documents hold them, and the engine state's rules mapping they were last found equal to."""
+
+    __slots__ = ("_equal", "_json")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._json: orjson.Fragment | None = None
+        self._equal: Any = None
+
+    def _frozen(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a room's rules are replaced, never changed in place")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _frozen  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies and pickles are built whole, not item by item
+        return RoomRules, (dict(self),)
+
+    # -- speed: what a commit writes of the rules, made once per rules value (docs/performance.md)
+    def stored_json(self) -> orjson.Fragment:
+        """The rules as a room document holds them: without the deck when it is the standard
+        one (``Room.from_dict`` puts it back), ~700 of the ~4,200 bytes every commit writes
+        and every other process holding the room's sockets parses."""
+        if self._json is None:
+            written = dict(self)
+            if written.get("deck") == STANDARD_DECK:
+                del written["deck"]
+            self._json = orjson.Fragment(orjson.dumps(written))
+        return self._json
+
+    def equal_to(self, wire: dict[str, Any]) -> bool:
+        """``wire`` (an engine state's rules mapping: one shared object per rules value) holds
+        these rules. The last mapping found equal is kept: ~5 us a commit."""
+        if wire is self._equal:
+            return True
+        if wire != self:
+            return False
+        self._equal = wire
+        return True
+
+
+class _RulesField:
+    """``Room.rules``: whatever mapping is assigned is kept as a :class:`RoomRules` (in the
+    instance's ``__dict__``, which orjson writes). No default: ``dataclass`` reads the
+    AttributeError of the class-level get as "required"."""
+
+    def __get__(self, room: Any, owner: Any = None) -> RoomRules:
+        if room is None:
+            raise AttributeError("rules")
+        return room.__dict__["rules"]  # type: ignore[no-any-return]
+
+    def __set__(self, room: Any, value: dict[str, Any]) -> None:
+        room.__dict__["rules"] = value if type(value) is RoomRules else RoomRules(value)
 
 
 @dataclass
@@ -54,7 +110,7 @@ class Room:
     version: int
     host: str
     created_ms: int
-    rules: dict[str, Any]  # replaced as a whole, never changed in place (game_part relies on it)
+    rules: RoomRules = _RulesField()  # type: ignore[assignment]  # a required field: see _RulesField
     seats: list[Seat]
     spectators: list[Spectator] = field(default_factory=list)
     status: str = LOBBY
@@ -124,26 +180,15 @@ class Room:
         return asdict(self)
 
     def document(self) -> bytes:
-        """The room as Redis holds it (JSON). Its rules are written without the deck when it
-        is the standard one, which ``from_dict`` puts back: the deck is ~700 of the ~4,200
-        bytes every commit writes to Redis and every other process holding the room's
-        sockets parses. The rules' JSON is made once per rules object (a room's rules are
-        replaced, never changed in place)."""
-        rules = self.rules
-        # the field holds the rules' ready JSON only for this call (orjson writes a dataclass's
-        # fields as they are; nothing else runs in between)
-        self.rules = _rules_fragment(rules)  # type: ignore[assignment]
-        try:
-            if _only_fields(self):
-                # these classes have no slots: orjson writes such a dataclass from its
-                # ``__dict__``, ~3x faster than field by field (~10 us a commit), which is
-                # why an attribute that is no field must not reach it
-                return orjson.dumps(self)
-            log.warning("attributes that are no fields are not stored: %s", _strays(self),
-                        extra={"room": self.code})
-            return orjson.dumps(_fields_of(self))
-        finally:
-            self.rules = rules
+        """The room as Redis holds it (JSON), its rules as ``RoomRules.stored_json`` makes them."""
+        if _only_fields(self):
+            # these classes have no slots: orjson writes such a dataclass from its
+            # ``__dict__``, ~3x faster than field by field (~10 us a commit), which is
+            # why an attribute that is no field must not reach it
+            return orjson.dumps(self, default=_stored, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
+        log.warning("attributes that are no fields are not stored: %s", _strays(self),
+                    extra={"room": self.code})
+        return orjson.dumps(_fields_of(self), default=_stored, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Room:
@@ -195,20 +240,15 @@ def _fields_of(room: Room) -> dict[str, Any]:
     return out
 
 
-#: The JSON of rules mappings as documents hold them, by the mapping's id (the entry holds it).
-_RULES_JSON: dict[int, tuple[dict[str, Any], orjson.Fragment]] = {}
-
-
-def _rules_fragment(rules: dict[str, Any]) -> orjson.Fragment:
-    hit = _RULES_JSON.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    written = {k: v for k, v in rules.items() if k != "deck"} if rules.get("deck") == STANDARD_DECK else rules
-    fragment = orjson.Fragment(orjson.dumps(written))
-    if len(_RULES_JSON) > 1024:
-        _RULES_JSON.clear()
-    _RULES_JSON[id(rules)] = (rules, fragment)
-    return fragment
+def _stored(value: Any) -> Any:
+    """What a room document holds for a subclass of a JSON type: the rules' own stored JSON,
+    the plain value of anything else (an enum member's)."""
+    if type(value) is RoomRules:
+        return value.stored_json()
+    for base in (str, int, float, dict, list):
+        if isinstance(value, base):
+            return base(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def game_part(game: GameState, rules: dict[str, Any]) -> dict[str, Any]:
@@ -216,27 +256,9 @@ def game_part(game: GameState, rules: dict[str, Any]) -> dict[str, Any]:
     (``Room.from_dict`` puts them back). They are a third of the document otherwise, which
     every commit writes and every other process holding the room's sockets parses."""
     part = game.to_dict()
-    if _same_rules(part["rules"], rules):
+    if rules.equal_to(part["rules"]) if type(rules) is RoomRules else part["rules"] == rules:
         del part["rules"]
     return part
-
-
-#: Comparisons already made by ``game_part``, by the two objects' ids (the entry holds both, so
-#: neither id can be reused while it stands). A state's rules mapping is one shared object per
-#: rules value (``Rules.shared_wire_form``) and a room's rules are replaced, never changed in
-#: place, so a pair compares the same every time: ~5 us per commit saved.
-_RULES_COMPARED: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
-
-
-def _same_rules(wire: dict[str, Any], rules: dict[str, Any]) -> bool:
-    hit = _RULES_COMPARED.get((id(wire), id(rules)))
-    if hit is not None and hit[0] is wire and hit[1] is rules:
-        return hit[2]
-    same = wire == rules
-    if len(_RULES_COMPARED) > 1024:
-        _RULES_COMPARED.clear()
-    _RULES_COMPARED[(id(wire), id(rules))] = (wire, rules, same)
-    return same
 
 
 class Loaded:

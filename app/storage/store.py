@@ -33,7 +33,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
 from app.core.settings import Settings
-from app.rooms.model import STEPS_MARK
 from app.storage.batch import GroupCommit
 from app.storage.rawredis import RawConnection
 
@@ -88,6 +87,9 @@ return {2, ''}
 """
 
 
+#: where a finished round's history entry takes the round's steps list (the commit script puts
+#: the list there)
+STEPS_MARK = "\u0000steps"
 _STEPS_MARK = orjson.dumps(STEPS_MARK)
 
 

@@ -11,6 +11,7 @@ to its ``send`` when the socket cannot take it at once.
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections.abc import Awaitable, Callable, Coroutine, MutableMapping, Sequence
 from types import CoroutineType
@@ -19,11 +20,64 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.websockets import WebSocketState
 
+from app.core.protocol import Close
+
 try:  # the server's own protocol, to write several frames at once (see RawSocket.write_frames)
+    import uvicorn
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
     from websockets.protocol import State
 except ImportError:  # pragma: no cover - another server or implementation: one frame per send
+    uvicorn = None  # type: ignore[assignment]
     WebSocketsSansIOProtocol = None  # type: ignore[assignment,misc]
+
+log = logging.getLogger("mercyless.ws")
+
+# -- speed: frames written through uvicorn's protocol (docs/performance.md) -----------------------
+#: The uvicorn releases (major, minor; inclusive) whose sans-I/O protocol was read for
+#: ``RawSocket.write_frames``: it uses attributes that are not uvicorn's API. Any other release
+#: gets the public ASGI ``send``, one frame at a time; tests/app/test_socket.py fails when the
+#: installed uvicorn is outside this range, so an upgrade is checked by a person.
+UVICORN_CHECKED = ((0, 35), (0, 55))
+#: what write_frames reads of the protocol, and of its websockets connection
+PROTOCOL_ATTRIBUTES = ("handshake_complete", "close_sent", "disconnected", "initial_response", "writable",
+                       "transport", "conn")
+CONNECTION_ATTRIBUTES = ("state", "extensions", "writes", "expect_continuation_frame", "send_text",
+                         "data_to_send")
+
+
+def checked_version(version: str) -> bool:
+    """``version`` (uvicorn's ``__version__``) is one write_frames was written for."""
+    try:
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    return UVICORN_CHECKED[0] <= major_minor <= UVICORN_CHECKED[1]
+
+
+def fits(protocol: Any) -> bool:
+    """``protocol`` has every attribute write_frames reads."""
+    conn = getattr(protocol, "conn", None)
+    return (all(hasattr(protocol, name) for name in PROTOCOL_ATTRIBUTES)
+            and all(hasattr(conn, name) for name in CONNECTION_ATTRIBUTES))
+
+
+_direct = {"on": WebSocketsSansIOProtocol is not None and uvicorn is not None
+           and checked_version(uvicorn.__version__), "checked": False}
+
+
+def _direct_protocol(send: Send) -> Any:
+    """uvicorn's protocol behind ``send`` when write_frames may write through it, else None."""
+    protocol = getattr(send, "__self__", None)
+    if not _direct["on"] or not isinstance(protocol, WebSocketsSansIOProtocol):
+        return None
+    if not _direct["checked"]:  # the attributes are looked at once, on the first socket
+        _direct["checked"] = True
+        if not fits(protocol):
+            _direct["on"] = False
+            log.warning("uvicorn's WebSocket protocol changed: frames go out one by one")
+            return None
+    return protocol
+# -- end of speed ---------------------------------------------------------------------------------
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -65,9 +119,7 @@ class RawSocket:
         self.receive = receive
         self._send = send
         self.application_state = WebSocketState.CONNECTING
-        protocol = getattr(send, "__self__", None)
-        self._protocol = (protocol if WebSocketsSansIOProtocol is not None
-                          and isinstance(protocol, WebSocketsSansIOProtocol) else None)
+        self._protocol = _direct_protocol(send)
 
     @property
     def headers(self) -> Headers:
@@ -102,9 +154,10 @@ class RawSocket:
         A move answers its player with a patch and an ack together: one system call instead of
         two (a small loopback send costs 0.5-2.5 us of CPU here, python -m bench.syscalls).
 
-        This does what uvicorn's ``send`` does for a frame, through its protocol's attributes;
-        tests/app/test_socket.py checks it is taken with the installed uvicorn, so an upgrade
-        that renames them fails a test, not a game. With no extension negotiated and nothing
+        This does what uvicorn's ``send`` does for a frame, through its protocol's attributes,
+        only with a uvicorn release it was checked against (``UVICORN_CHECKED``) whose protocol
+        has them all (``fits``); tests/app/test_socket.py checks it is taken with the installed
+        uvicorn, so an upgrade fails a test, not a game. With no extension negotiated and nothing
         waiting in the protocol's own buffer, the frames are made here (a server's text frame
         is a 2-10 byte header and the payload, RFC 6455 5.2): the library's framing costs ~2 us
         a frame where this costs ~0.4 (python -m bench.frames), and a move sends ~5."""
@@ -130,7 +183,7 @@ class RawSocket:
         protocol.transport.write(b"".join(conn.data_to_send()))
         return True
 
-    async def close(self, code: int = 1000) -> None:
+    async def close(self, code: int = Close.NORMAL) -> None:
         """Close (before the handshake: refuse it with HTTP 403, as the server does for any
         close sent then). Closing twice sends nothing."""
         if self.application_state == WebSocketState.DISCONNECTED:

@@ -70,6 +70,7 @@ from app.transport.relay_wire import (
     message_id,
     read_batch,
 )
+from app.transport.session import session
 
 if TYPE_CHECKING:
     from app.cluster.hub import Hub
@@ -268,8 +269,6 @@ class Relay:
         task.add_done_callback(self._sessions.discard)
 
     async def _session(self, ws: RelayedSocket) -> None:
-        from app.transport.session import session  # the session imports the hub, which holds this relay
-
         try:
             await session(ws, self.hub, ws.code)  # type: ignore[arg-type]
         except Exception:

@@ -9,20 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
 
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketState
 
 from app.cluster.hub import Hub
 from app.core.codes import normalize_code, token_hash
-from app.core.protocol import GAME_TYPES, BadMessage, Close, Err, dumps, parse_json, parse_message, usable_id
-from app.rooms import logic
-from app.rooms.intent import Intent, error
-from app.rooms.model import Loaded
+from app.core.protocol import BadMessage, Close, Err, dumps, parse_json, parse_message, usable_id
+from app.rooms import commands
+from app.rooms.intent import error
 from app.transport.asgi import RawSocket
 from app.transport.connection import Connection
-from engine import Event
 
 log = logging.getLogger("mercyless.ws")
 
@@ -42,7 +39,7 @@ async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
     it here ahead of FastAPI's router: see app.transport.asgi)."""
     settings = hub.settings
     if not origin_allowed(ws, settings.allowed_origins):
-        await ws.close(1008)
+        await ws.close(Close.POLICY)
         return
     ip = ws.client_host
     if not hub.limits.open_socket(ip):
@@ -90,7 +87,8 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
         return
     conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst,
                       per_s=settings.rate_per_s, send_timeout_s=settings.send_timeout_s)
-    answer = await hub.submit(room_code, Intent("hello", _hello(hub, conn, token_hash(token))))
+    answer = await hub.submit(room_code, commands.command("hello", conn, token_hash(token), hub.sockets,
+                                                          hub.origin))
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
             await hub.limits.join_failed(ws.client_host)
@@ -105,7 +103,7 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
     finally:
         conn.close()
         if await hub.detach(conn):
-            await hub.submit(room_code, Intent("drop", _drop(hub, conn)))
+            await hub.submit(room_code, commands.command("drop", conn, hub.sockets, hub.origin))
         await conn.wait_closed()  # the last frames and the close frame go out first
 
 
@@ -120,31 +118,6 @@ def _hello_token(text: str, limit: int) -> str | None:
         return None
     token = raw.get("token")
     return token if isinstance(token, str) and 8 <= len(token) <= 128 else None
-
-
-def _hello(hub: Hub, conn: Connection, digest: str):
-    def run(loaded: Loaded, now: int) -> list[Event]:
-        member = loaded.room.member_by_token(digest)
-        if member is None:
-            raise logic.Refused("bad_token", "unknown or revoked token")
-        conn.player = member.id
-        conns = hub.connections.setdefault(conn.code, {})
-        old = conns.get(member.id)
-        conns[member.id] = conn
-        if old is not None and old is not conn:
-            old.close(Close.REPLACED)
-        return logic.connected(loaded, member.id, hub.origin)
-
-    return run
-
-
-def _drop(hub: Hub, conn: Connection):
-    def run(loaded: Loaded, now: int) -> list[Event]:
-        if hub.connections.get(conn.code, {}).get(conn.player) is not None:
-            raise logic.NoChange  # a new socket said hello since this one went: still connected
-        return logic.disconnected(loaded, conn.player, now, hub.origin)
-
-    return run
 
 
 async def _read_loop(hub: Hub, conn: Connection) -> None:
@@ -195,51 +168,14 @@ async def _read_loop(hub: Hub, conn: Connection) -> None:
             # the room's actor sends the answer itself, a move's ack in the same write as the
             # mover's patch; the reader still waits for it, so one message per socket is in
             # the room's inbox at a time (and a retried id finds the first one's answer)
-            await hub.submit(conn.code, _intent_for(hub, conn, msg, reply=conn))
+            await hub.submit(conn.code, commands.intent_for(msg, conn, hub.settings, reply=conn))
             continue
         # out of the fan-out first: a seat that leaves must get its ack, not the removed
         # member's close
         await hub.detach(conn)
-        answer = await hub.submit(conn.code, _intent_for(hub, conn, msg))
+        answer = await hub.submit(conn.code, commands.intent_for(msg, conn, hub.settings))
         conn.send(dumps(answer))
         if answer["type"] == "ack":
             conn.close(Close.NORMAL)
             return
         await hub.attach(conn)
-
-
-def _intent_for(hub: Hub, conn: Connection, msg: Any, reply: Connection | None = None) -> Intent:
-    player = conn.player
-    kind = msg.type
-    settings = hub.settings
-    if kind in GAME_TYPES:
-        action = logic.to_action(msg)
-
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.game_action(loaded, player, action, now, msg.id)
-    elif kind == "sync":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            conn.view = None  # the actor sends a fresh welcome
-            raise logic.NoChange
-    elif kind == "set_rules":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.set_rules(loaded, player, msg.rules)
-    elif kind == "add_bot":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.add_bot(loaded, player, msg.level)
-    elif kind == "remove_seat":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.remove_seat(loaded, player, msg.player_id)
-    elif kind == "start":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.start(loaded, player, now)
-    elif kind == "rematch":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.rematch(loaded, player, now)
-    elif kind == "leave":
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.leave(loaded, player)
-    else:  # react
-        def run(loaded: Loaded, now: int) -> list[Event]:
-            return logic.react(loaded, player, msg.reaction, now, settings.reaction_interval_ms)
-    return Intent(kind, run, msg.id, player, reply)

@@ -66,11 +66,11 @@ async def test_a_rearm_that_raced_a_commit_indexes_the_newer_deadline(hub: Hub):
         return found
 
     store.load = load_then_lose_the_race  # type: ignore[method-assign]
-    actor = RoomActor(hub, "DLN")
+    actor = RoomActor(hub.services, "DLN")
     await actor._rearm()
     assert raced
     assert await indexed(hub, "DLN") == GRACE_MS  # version 2's deadline, not version 1's
-    assert hub._local_due["DLN"] == GRACE_MS
+    assert hub.scheduler.local_due["DLN"] == GRACE_MS
     assert actor.loaded is not None and actor.loaded.room.version == 2
 
 
@@ -86,7 +86,7 @@ async def test_a_rearm_without_a_race_reads_once(hub: Hub):
         return await real_load(code)
 
     store.load = counted  # type: ignore[method-assign]
-    await RoomActor(hub, "DLN")._rearm()
+    await RoomActor(hub.services, "DLN")._rearm()
     assert loads == 1
     assert await indexed(hub, "DLN") == 7 + GRACE_MS
 
@@ -110,13 +110,20 @@ async def test_a_deadline_noted_here_fires_though_the_index_holds_a_later_one(hu
     await hub.store.set_deadline("DLN", now + 3_600_000)
     ticked = asyncio.Event()
     actor = hub.actor("DLN")
-    real_tick = actor._tick
+    tick_intent = actor.tick_intent
 
-    def tick(loaded, at):
-        ticked.set()
-        return real_tick(loaded, at)
+    def observed_tick():
+        intent = tick_intent()
+        run = intent.run
 
-    actor._tick = tick  # type: ignore[method-assign]
-    hub.note_due("DLN", now)
+        def tick(loaded, at):
+            ticked.set()
+            return run(loaded, at)
+
+        intent.run = tick
+        return intent
+
+    actor.tick_intent = observed_tick  # type: ignore[method-assign]
+    hub.scheduler.note_due("DLN", now)
     await hub.start()
     await asyncio.wait_for(ticked.wait(), 5)

@@ -23,11 +23,9 @@ from app.cluster.hub import Hub
 from app.core.clock import StepClock
 from app.core.protocol import parse_message
 from app.core.settings import Settings
-from app.rooms import logic
-from app.rooms import timers as bots
+from app.rooms import commands, lobby, timers
 from app.rooms.intent import Intent, no_change
 from app.storage.store import RoomStore
-from app.transport.session import _intent_for
 
 CODE = "ABCD"
 
@@ -122,7 +120,7 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
     settings = Settings(bot_delay_ms=0)
     hubs = [Hub(settings, RoomStore(fakeredis.FakeAsyncRedis(server=server), "t", 3_600_000), clock,
                 publishes=False) for _ in range(2)]
-    room, host, _ = logic.new_room(CODE, "host", {"draw": ("one", "until_playable", "voluntary")[seed % 3],
+    room, host, _ = lobby.new_room(CODE, "host", {"draw": ("one", "until_playable", "voluntary")[seed % 3],
                                                   "target_score": 200}, clock.ms)
     room.version = 1
     await hubs[0].store.commit(CODE, None, 1, orjson.dumps(room))
@@ -131,18 +129,18 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
     def attach(hub: Hub, player: str) -> None:
         """A hello on ``hub``: any older socket of the player is replaced (no commit)."""
         for h in hubs:
-            old = h.connections.get(CODE, {}).pop(player, None)
+            old = h.sockets.get(CODE, {}).pop(player, None)
             if old is not None:
                 old.close(4409)
         sock = ClientSocket(player)
-        hub.connections.setdefault(CODE, {})[player] = sock  # type: ignore[assignment]
+        hub.sockets.setdefault(CODE, {})[player] = sock  # type: ignore[assignment]
         sockets.append(sock)
 
     async def join(hub: Hub, name: str) -> None:
         joined: list[str] = []
 
         def run(loaded: Any, now: int) -> Any:
-            pid, _, _, events = logic.join(loaded, name)
+            pid, _, _, events = lobby.join(loaded, name)
             joined.append(pid)
             return events
 
@@ -156,13 +154,14 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
 
     async def answered(hub: Hub, sock: ClientSocket, msg: dict[str, Any]) -> None:
         """Sent as a socket's reader sends it: the room's actor answers the socket itself."""
-        answer = await hub.submit(CODE, _intent_for(hub, sock, parse_message(msg), reply=sock))  # type: ignore[arg-type]
+        intent = commands.intent_for(parse_message(msg), sock, hub.settings, reply=sock)  # type: ignore[arg-type]
+        answer = await hub.submit(CODE, intent)
         assert sock.answers.get(msg["id"]) == [answer["type"]], (seed, msg, sock.answers)
 
     for step in range(steps):
         clock.ms += rng.choice([1, 100, 500, 3000])
         hub = rng.choice(hubs)
-        live = [s for s in hub.connections.get(CODE, {}).values() if not s.closed]
+        live = [s for s in hub.sockets.get(CODE, {}).values() if not s.closed]
         r = rng.random()
         if r < 0.08:  # a catch-up: with the committed document, or a read of Redis
             actor = hub.actor(CODE)
@@ -196,11 +195,12 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
             if msg["type"] != "leave":
                 await answered(hub, sock, {**msg, "id": f"m{ids}"})
                 continue
-            answer = await hub.submit(CODE, _intent_for(hub, sock, parse_message({**msg, "id": f"m{ids}"})))
+            intent = commands.intent_for(parse_message({**msg, "id": f"m{ids}"}), sock, hub.settings)
+            answer = await hub.submit(CODE, intent)
             if answer["type"] == "ack":
                 sock.close()
         for h in hubs:
-            for sock in h.connections.get(CODE, {}).values():
+            for sock in h.sockets.get(CODE, {}).values():
                 if not sock.closed and sock.view is not None:
                     assert sock.copy == sock.view and sock.copy_version == sock.version, (seed, step)
     for h in hubs:  # bots with no think time tick on for ever: stop the rooms' actors
@@ -220,7 +220,7 @@ def _seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     ``seed`` (the server draws them from ``secrets`` and a module RNG)."""
     drawn = random.Random(seed)
     monkeypatch.setattr(secrets, "token_hex", lambda nbytes=None: drawn.randbytes(nbytes or 32).hex())
-    monkeypatch.setattr(bots, "_rng", random.Random(seed))
+    monkeypatch.setattr(timers, "_rng", random.Random(seed))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -249,19 +249,19 @@ async def test_a_socket_welcomed_between_two_commits_is_patched_from_that_welcom
     clock = StepClock()
     hub = Hub(Settings(bot_delay_ms=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000), clock,
               publishes=False)
-    room, host, _ = logic.new_room(CODE, "host", {}, clock.ms)
+    room, host, _ = lobby.new_room(CODE, "host", {}, clock.ms)
     room.version = 1
     await hub.store.commit(CODE, None, 1, orjson.dumps(room))
     joined: list[str] = []
 
     def join(loaded: Any, now: int) -> Any:
-        pid, _, _, events = logic.join(loaded, "guest")
+        pid, _, _, events = lobby.join(loaded, "guest")
         joined.append(pid)
         return events
 
     await hub.submit(CODE, Intent("join", join))
     socks = {pid: ClientSocket(pid) for pid in (host, joined[0])}
-    hub.connections[CODE] = dict(socks)  # type: ignore[arg-type]
+    hub.sockets[CODE] = dict(socks)  # type: ignore[arg-type]
     await hub.submit(CODE, Intent("noop", no_change))  # both welcomed
     ids = 0
 
@@ -271,18 +271,20 @@ async def test_a_socket_welcomed_between_two_commits_is_patched_from_that_welcom
             msg = _move(sock.view, sock.player, rng) if sock.view is not None else None
             if msg is not None and msg["type"] not in _NOT_PLAYS:
                 ids += 1
-                await hub.submit(CODE, _intent_for(hub, sock, parse_message({**msg, "id": f"m{ids}"})))
+                parsed = parse_message({**msg, "id": f"m{ids}"})
+                await hub.submit(CODE, commands.intent_for(parsed, sock, hub.settings))
                 return
 
     late = socks[joined[0]]
     welcomed = 0
     for _ in range(120):
-        del hub.connections[CODE][late.player]  # it misses the next commit
+        del hub.sockets[CODE][late.player]  # it misses the next commit
         version = late.version
         await act()
-        hub.connections[CODE][late.player] = late  # type: ignore[assignment]
+        hub.sockets[CODE][late.player] = late  # type: ignore[assignment]
         ids += 1
-        await hub.submit(CODE, _intent_for(hub, late, parse_message({"type": "sync", "id": f"s{ids}"})))
+        sync = parse_message({"type": "sync", "id": f"s{ids}"})
+        await hub.submit(CODE, commands.intent_for(sync, late, hub.settings))
         welcomed += late.version > version
         await act()
         assert late.copy == late.view and late.copy_version == late.version

@@ -209,7 +209,7 @@ async def _play_rounds_in(server, code, token, rounds, seed, levels=("easy", "ea
 
 def _blocked_writer() -> tuple[HistoryWriter, asyncio.Event, asyncio.Event, list[str]]:
     """A writer whose first flush starts, then waits for ``release``."""
-    writer = HistoryWriter(hub=None, sessions=None)  # type: ignore[arg-type]
+    writer = HistoryWriter(store=None, metrics=None, sessions=None)  # type: ignore[arg-type]
     started, release, log = asyncio.Event(), asyncio.Event(), []
 
     async def sweep() -> None:
@@ -270,7 +270,7 @@ async def test_two_writers_flushing_one_room_never_drop_a_round_that_ended_meanw
 async def test_an_outage_is_logged_as_a_retry_without_a_traceback_and_a_bug_with_one(caplog):
     """Redis or the database away: one warning line, no traceback (the crash tests read the
     logs for tracebacks); anything else is a bug and keeps its traceback."""
-    writer = HistoryWriter(hub=None, sessions=None, retry_ms=1)  # type: ignore[arg-type]
+    writer = HistoryWriter(store=None, metrics=None, sessions=None, retry_ms=1)  # type: ignore[arg-type]
     failures = [RedisConnectionError("Error 111 connecting"), ConnectionRefusedError(111, "refused"),
                 OperationalError("SELECT 1", {}, OSError("down")), KeyError("bug")]
 
@@ -293,7 +293,7 @@ async def test_an_outage_is_logged_as_a_retry_without_a_traceback_and_a_bug_with
 
 
 def _entry(code: str, match: int, number: int, *, over: bool = False, winner: str = "p1") -> dict:
-    """A finished round as the commit leaves it in the outbox (app/logic.py), made up."""
+    """A finished round as the commit leaves it in the outbox (app/rooms/play.py), made up."""
     players = ["p1", "p2", "p3"]
     return {
         "uid": f"{code}:{number}:{1000 * number}", "match": match, "round": number,
@@ -459,7 +459,7 @@ async def test_a_flush_writes_every_waiting_room_in_one_batch_and_empties_the_in
         calls.append([entry["uid"] for _, entry in entries])
 
     monkeypatch.setattr(history, "write_rounds", write_rounds)
-    writer = HistoryWriter(hub, "S")  # type: ignore[arg-type]
+    writer = HistoryWriter(hub.store, hub.metrics, "S")  # type: ignore[arg-type]
     for code, rounds in (("R1", 2), ("R2", 1), ("R3", 3)):
         for n in range(1, rounds + 1):
             await redis.rpush(store.outbox_key(code), json.dumps(_entry(code, 1, n)))
@@ -490,7 +490,7 @@ async def test_a_failed_batch_leaves_every_round_waiting(monkeypatch):
         raise OperationalError("INSERT", {}, OSError("down"))
 
     monkeypatch.setattr(history, "write_rounds", write_rounds)
-    writer = HistoryWriter(hub, "S")  # type: ignore[arg-type]
+    writer = HistoryWriter(hub.store, hub.metrics, "S")  # type: ignore[arg-type]
     for code in ("R1", "R2"):
         await redis.rpush(store.outbox_key(code), json.dumps(_entry(code, 1, 1)))
         await redis.sadd(writer.outbox_key(), code)
@@ -519,7 +519,7 @@ async def test_rounds_that_end_close_together_are_written_in_one_transaction(mon
         wrote.set()
 
     monkeypatch.setattr(history, "write_rounds", write_rounds)
-    writer = HistoryWriter(hub, "S", retry_ms=60_000, gather_ms=300)  # type: ignore[arg-type]
+    writer = HistoryWriter(hub.store, hub.metrics, "S", retry_ms=60_000, gather_ms=300)  # type: ignore[arg-type]
     flush_all = writer.flush_all
 
     async def first_flush_then_idle() -> None:
@@ -560,8 +560,8 @@ def _two_writers(monkeypatch):
             await gate.wait()
 
     monkeypatch.setattr(history, "write_rounds", write_rounds)
-    a = HistoryWriter(hub, "A")  # type: ignore[arg-type]
-    b = HistoryWriter(hub, "B")  # type: ignore[arg-type]
+    a = HistoryWriter(hub.store, hub.metrics, "A")  # type: ignore[arg-type]
+    b = HistoryWriter(hub.store, hub.metrics, "B")  # type: ignore[arg-type]
     return redis, store, a, b, gate, a_writing, writes
 
 
@@ -599,7 +599,7 @@ async def test_a_round_that_cannot_be_written_holds_up_its_own_room_only(monkeyp
 
     monkeypatch.setattr(history, "write_rounds", write_rounds)
     monkeypatch.setattr(history, "write_round", write_round)
-    writer = HistoryWriter(hub, "S")  # type: ignore[arg-type]
+    writer = HistoryWriter(hub.store, hub.metrics, "S")  # type: ignore[arg-type]
     rounds = {"R1": ["r1a", "r1b"], "R2": ["ok2", "BAD2", "after2"], "R3": ["r3a"]}
     for code, uids in rounds.items():
         for uid in uids:
@@ -630,7 +630,7 @@ async def test_a_flush_reads_a_bounded_share_of_a_backlog(monkeypatch):
     monkeypatch.setattr(history, "write_rounds", write_rounds)
     monkeypatch.setattr(history, "ROUNDS_PER_ROOM", 3)
     monkeypatch.setattr(history, "ROOMS_PER_FLUSH", 2)
-    writer = HistoryWriter(hub, "S")  # type: ignore[arg-type]
+    writer = HistoryWriter(hub.store, hub.metrics, "S")  # type: ignore[arg-type]
     for code, count in (("A", 5), ("B", 1), ("C", 2)):
         for n in range(count):
             await redis.rpush(store.outbox_key(code), json.dumps({"uid": f"{code}{n}"}))

@@ -80,7 +80,7 @@ async def test_a_stalled_reader_is_dropped_and_never_stalls_its_room(limited):
     stalled = _raw_hello(limited.port, host["code"], guest["token"])
     await ann.until(lambda m: m["type"] == "patch")  # Bob connected
     # a flood of reactions: every one is a patch Bob never reads (~2,300 fill the socket's
-    # buffers on a machine of 2026-12-01; the bound leaves room for larger ones)
+    # buffers on this machine; the bound leaves room for larger ones)
     dropped = None
     for i in range(20_000):
         answer = await ann.send({"type": "react", "reaction": "gg"})

@@ -1,10 +1,10 @@
-"""app.rooms.logic without a server: a round that ends at the deal moves the room on."""
+"""app.rooms.lobby without a server: a round that ends at the deal moves the room on."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.rooms import logic
+from app.rooms import lobby
 from app.rooms.model import Loaded
 from engine import make_rules, new_game
 
@@ -22,12 +22,12 @@ def _seed_over_at_the_deal() -> str:
 
 
 def test_a_round_over_at_the_deal_is_round_over_and_can_be_rematched(monkeypatch: pytest.MonkeyPatch):
-    room, host, _ = logic.new_room("ABCDE", "Ann", RULES, 0)
+    room, host, _ = lobby.new_room("ABCDE", "Ann", RULES, 0)
     loaded = Loaded(room)
-    logic.join(loaded, "Bob")
+    lobby.join(loaded, "Bob")
     seed = _seed_over_at_the_deal()  # the deal's seed (player ids are drawn before this)
-    monkeypatch.setattr(logic.secrets, "token_hex", lambda _n: seed)
-    events = logic.start(loaded, host, 1000)
+    monkeypatch.setattr(lobby.secrets, "token_hex", lambda _n: seed)
+    events = lobby.start(loaded, host, 1000)
     assert loaded.game is not None and loaded.game.winner is not None
     assert room.status in ("round_over", "match_over")
     assert [e.kind.value for e in events][-1] in ("round_over", "match_over")
@@ -35,5 +35,5 @@ def test_a_round_over_at_the_deal_is_round_over_and_can_be_rematched(monkeypatch
     assert sum(room.scores.values()) == loaded.game.points > 0
     assert len(room.finished_rounds) == 1 and room.finished_rounds[0]["round"] == 1
     monkeypatch.undo()
-    logic.rematch(loaded, host, 2000)  # the room is not stuck in "playing"
+    lobby.rematch(loaded, host, 2000)  # the room is not stuck in "playing"
     assert room.round == 2 and room.status in ("playing", "round_over", "match_over")

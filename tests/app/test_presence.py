@@ -85,7 +85,7 @@ async def test_a_listing_lost_to_redis_comes_back_with_the_next_heartbeat(make_h
         while await listed(hub) != {"ROOM2"}:
             await asyncio.sleep(0.02)
     # and a room whose last socket went is no longer listed
-    conn = hub.connections["ROOM2"]["p1"]
+    conn = hub.sockets["ROOM2"]["p1"]
     assert await hub.detach(conn)
     assert await listed(hub) == set()
 
@@ -130,21 +130,21 @@ async def test_a_socket_gone_while_the_process_reclaims_its_seats_stays_gone(mak
     await hub.attach(stays)
     await hub.attach(goes)
     gate, waiting = _slow(hub, "hold_room")
-    reclaiming = asyncio.create_task(hub._reclaim())  # as after the others gave this process up
+    reclaiming = asyncio.create_task(hub.nodes.reclaim())  # as after the others gave this process up
     await asyncio.wait_for(waiting.wait(), 5)
     goes.close()
     assert await hub.detach(goes)
     gate.set()
     await asyncio.wait_for(reclaiming, 10)
-    assert "ROOMB" not in hub.connections and await listed(hub) == {"ROOMA"}
+    assert "ROOMB" not in hub.sockets and await listed(hub) == {"ROOMA"}
 
 
 async def test_a_room_held_again_while_its_failed_removal_is_retried_stays_listed(make_hub):
     hub = make_hub()
     await hub.store.beat(hub.origin, hub.clock.now_ms(), hub.settings.node_ttl_ms)  # known alive
-    hub._unlisted.add("AGAIN")  # its last socket went and the removal failed on a Redis error
+    hub.nodes.unlisted.add("AGAIN")  # its last socket went and the removal failed on a Redis error
     gate, waiting = _slow(hub, "beat")
-    beating = asyncio.create_task(hub._beat())  # retries the removal...
+    beating = asyncio.create_task(hub.nodes.beat())  # retries the removal...
     await asyncio.wait_for(waiting.wait(), 5)
     await hub.attach(FakeConnection("AGAIN", "p1"))  # ...while a new socket of the room is held
     assert "AGAIN" in await listed(hub)

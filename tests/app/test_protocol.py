@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.protocol import GAME_TYPES, parse_message
-from app.rooms.logic import to_action
+from app.rooms.play import to_action
 from engine import Action
 
 MESSAGES = [

@@ -289,3 +289,56 @@ async def _exchange(app, deflate: bool, count: int, done: asyncio.Event) -> list
         server.should_exit = True
         await serving
     return got
+
+
+def test_the_installed_uvicorn_is_one_the_direct_writes_were_checked_against():
+    """RawSocket.write_frames reads uvicorn's protocol attributes, which are not its API. A new
+    uvicorn release must be read again (and UVICORN_CHECKED widened) before it is trusted: until
+    then the sockets use the public send, and this test says so loudly."""
+    import uvicorn
+
+    import app.transport.asgi as app_socket
+
+    assert app_socket.checked_version(uvicorn.__version__), (
+        f"uvicorn {uvicorn.__version__} is outside {app_socket.UVICORN_CHECKED}: check that its "
+        "websockets_sansio_impl still has what RawSocket.write_frames reads, then widen the range")
+    assert app_socket._direct["on"]
+
+
+def test_only_the_checked_uvicorn_releases_are_written_through():
+    import app.transport.asgi as app_socket
+
+    assert [app_socket.checked_version(v) for v in ("0.35.0", "0.55.0", "0.55.7", "0.34.2", "0.56.0",
+                                                     "1.0.0", "dev")] == [True] * 3 + [False] * 4
+    assert not app_socket.fits(object())
+
+
+async def test_with_an_unchecked_uvicorn_frames_go_one_by_one_through_the_public_send(monkeypatch):
+    """A uvicorn the direct writes were not checked against: nothing reads its protocol, and
+    every frame still arrives, in order, through the ASGI ``send``."""
+    import app.transport.asgi as app_socket
+    from app.transport.connection import Connection
+
+    monkeypatch.setitem(app_socket._direct, "on", False)
+    frames = [b'{"n":1}', '{"type":"ack"}', b'{"big":"' + b"z" * 70_000 + b'"}']
+    seen: dict[str, object] = {}
+    done = asyncio.Event()
+
+    async def app(scope, receive, send):
+        if scope["type"] != "websocket":
+            return
+        ws = RawSocket(scope, receive, send)
+        await ws.accept()
+        seen["protocol"] = ws._protocol
+        seen["direct"] = ws.write_frames(["not written"])
+        conn = Connection(ws, "ROOM", "p0", outbox_limit=100, burst=10, per_s=1.0, send_timeout_s=5.0)
+        conn.send(frames[0])
+        conn.send_frames([frames[1], frames[2]])
+        await ws.receive()  # the client's "bye"
+        conn.close()
+        await conn.wait_closed()
+        done.set()
+
+    got = await _exchange(app, False, len(frames), done)
+    assert seen == {"protocol": None, "direct": False}
+    assert got == [f.decode() if isinstance(f, bytes) else f for f in frames]

@@ -1,0 +1,189 @@
+"""Every room command in one table: what each client message, join, presence change and timer
+step does to a room, as the :class:`~app.rooms.intent.Intent` its actor runs.
+
+A command's builder takes what the command needs and returns its ``run(loaded, now)``: a pure
+change of the loaded room (``lobby``, ``play``, ``presence``) returning the events to announce,
+or raising ``Refused``/``NoChange``. The actor runs it against the room as last committed,
+then commits (and runs it again on the new state if another process committed first).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from app.core.protocol import GAME_TYPES
+from app.core.settings import Settings
+from app.rooms import lobby, play, presence, timers
+from app.rooms.intent import Intent, Run
+from app.rooms.model import Loaded
+from app.rooms.outcomes import NoChange, Refused
+from app.rooms.sockets import LocalSockets, RoomSocket
+from engine import Event, autoplay
+
+log = logging.getLogger("mercyless.room")
+
+
+# -- client messages (protocol.md "Client -> server"): the message, its socket, the settings ----
+
+def _game(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player, action = sock.player, play.to_action(msg)
+    return lambda loaded, now: play.game_action(loaded, player, action, now, msg.id)
+
+
+def _sync(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        sock.view = None  # the actor sends a fresh welcome
+        raise NoChange
+    return run
+
+
+def _set_rules(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.set_rules(loaded, player, msg.rules)
+
+
+def _add_bot(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.add_bot(loaded, player, msg.level)
+
+
+def _remove_seat(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.remove_seat(loaded, player, msg.player_id)
+
+
+def _start(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.start(loaded, player, now)
+
+
+def _rematch(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.rematch(loaded, player, now)
+
+
+def _leave(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.leave(loaded, player)
+
+
+def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player, interval = sock.player, settings.reaction_interval_ms
+    return lambda loaded, now: lobby.react(loaded, player, msg.reaction, now, interval)
+
+
+# -- the server's own commands ------------------------------------------------------------------
+
+def _join(name: str, joined: dict[str, Any]) -> Run:
+    """HTTP join: seat ``name`` (or make them a spectator); ``joined`` gets the new credentials."""
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        pid, token, spectator, events = lobby.join(loaded, name)
+        joined.update(code=loaded.room.code, player_id=pid, token=token, spectator=spectator)
+        return events
+    return run
+
+
+def _hello(sock: RoomSocket, digest: str, sockets: LocalSockets, origin: str) -> Run:
+    """A socket said hello with the token whose hash is ``digest``: it becomes its player's
+    socket here before the commit, so the fan-out after it sends the welcome."""
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        member = loaded.room.member_by_token(digest)
+        if member is None:
+            raise Refused("bad_token", "unknown or revoked token")
+        sock.player = member.id
+        sockets.put(sock)
+        return presence.connected(loaded, member.id, origin)
+    return run
+
+
+def _drop(sock: RoomSocket, sockets: LocalSockets, origin: str) -> Run:
+    """``sock`` closed: its player is disconnected unless a newer socket said hello here."""
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        if sockets.holds(sock.code, sock.player):
+            raise NoChange
+        return presence.disconnected(loaded, sock.player, now, origin)
+    return run
+
+
+def _node_lost(node: str) -> Run:
+    """Server process ``node`` stopped beating: the players it held are disconnected."""
+    return lambda loaded, now: presence.node_lost(loaded, node, now)
+
+
+def _reclaimed(player: str, origin: str) -> Run:
+    """This process was given up by the others (a long stall) but still holds ``player``'s
+    socket: it is connected here again."""
+    return lambda loaded, now: presence.connected(loaded, player, origin)
+
+
+def _tick(settings: Settings, again: Callable[[], None]) -> Run:
+    """The room's deadline came: run the step that is due (a reconnect grace that ran out, the
+    turn or a window's timer, a bot's move); ``again`` queues the next tick, since more may be
+    due at once (bots with no think time, several expiries)."""
+    def run(loaded: Loaded, now: int) -> list[Event]:
+        step = timers.due_step(loaded, now, settings)
+        if step is None:
+            raise NoChange
+        kind, what = step
+        events = TIMER_STEPS[kind](loaded, now, what)
+        timers.schedule(loaded, now, settings, acted=what[0] if kind == "bot" else None)
+        again()
+        return events
+    return run
+
+
+def _grace_step(loaded: Loaded, now: int, seat: Any) -> list[Event]:
+    return presence.replace_by_bot(loaded, seat)
+
+
+def _timer_step(loaded: Loaded, now: int, action: Any) -> list[Event]:
+    return play.game_action(loaded, None, action, now)
+
+
+def _bot_step(loaded: Loaded, now: int, move: tuple[str, Any]) -> list[Event]:
+    player, action = move
+    try:
+        return play.game_action(loaded, player, action, now)
+    except Refused as refused:  # a policy bug must not stall the table
+        log.error("bot move refused (%s): %s", refused.code, action, extra={"room": loaded.room.code})
+        game = loaded.game
+        assert game is not None
+        fallback = autoplay.auto_action(game.clone(), game.players.index(player))
+        return play.game_action(loaded, player, fallback, now)
+
+
+#: what a due step of a tick does (``timers.due_step`` names it)
+TIMER_STEPS: dict[str, Callable[[Loaded, int, Any], list[Event]]] = {
+    "grace": _grace_step, "system": _timer_step, "bot": _bot_step,
+}
+
+#: every room command: its kind -> the builder of its ``run``
+COMMANDS: dict[str, Callable[..., Run]] = {
+    **dict.fromkeys(GAME_TYPES, _game),
+    "sync": _sync,
+    "set_rules": _set_rules,
+    "add_bot": _add_bot,
+    "remove_seat": _remove_seat,
+    "start": _start,
+    "rematch": _rematch,
+    "leave": _leave,
+    "react": _react,
+    "join": _join,
+    "hello": _hello,
+    "drop": _drop,
+    "node_lost": _node_lost,
+    "reclaimed": _reclaimed,
+    "tick": _tick,
+}
+
+
+def intent_for(msg: Any, sock: RoomSocket, settings: Settings, reply: RoomSocket | None = None) -> Intent:
+    """The intent of a client's parsed message on ``sock`` (answered on ``reply``, if given)."""
+    return Intent(msg.type, COMMANDS[msg.type](msg, sock, settings), msg.id, sock.player, reply)
+
+
+def command(kind: str, *args: Any) -> Intent:
+    """The intent of one of the server's own commands (``join``, ``hello``, ``tick`` ...)."""
+    return Intent(kind, COMMANDS[kind](*args))

@@ -1,0 +1,203 @@
+"""What the room's own commands do: creating and joining a room, the host's lobby commands,
+starting and rematching, leaving, reactions (protocol.md "Client -> server").
+
+Each function checks everything first and raises :class:`~app.rooms.outcomes.Refused` (nothing
+changed) or changes the room and returns the events to announce. The actor commits the result;
+if the commit loses a race it reloads and runs the command again, so these functions never
+touch Redis or sockets.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from app.core.codes import new_player_id, new_token, token_hash
+from app.core.protocol import REACTIONS, Err
+from app.rooms.model import (
+    LOBBY,
+    MATCH_OVER,
+    MAX_SEATS,
+    PLAYING,
+    ROUND_OVER,
+    Loaded,
+    Room,
+    Seat,
+    Spectator,
+)
+from app.rooms.outcomes import Refused
+from app.rooms.play import round_finished
+from app.rooms.presence import hand_to_bot, has_host, pass_host
+from engine import BOT_LEVELS, Event, EventKind, Record, RulesError, make_rules, new_game
+
+
+def _event(kind: EventKind, **data: Any) -> Event:
+    return Event(kind, data)
+
+
+def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int) -> tuple[Room, str, str]:
+    """A room with its creator as host in seat 0; returns (room, player id, token)."""
+    try:
+        checked = make_rules(rules)
+    except RulesError as exc:
+        raise Refused(Err.BAD_RULES, exc.message) from None
+    pid, token = new_player_id(), new_token()
+    seat = Seat(pid, name, None, token_hash(token))
+    room = Room(code=code, version=0, host=pid, created_ms=now_ms, rules=checked.to_dict(),
+                seats=[seat], updated_ms=now_ms)
+    return room, pid, token
+
+
+def join(loaded: Loaded, name: str) -> tuple[str, str, bool, list[Event]]:
+    """Seat a newcomer (or make them a spectator while a round is in play)."""
+    room = loaded.room
+    pid, token = new_player_id(), new_token()
+    spectator = room.status == PLAYING
+    if spectator:
+        room.spectators.append(Spectator(pid, name, token_hash(token)))
+    elif len(room.seats) >= MAX_SEATS:
+        raise Refused(Err.ROOM_FULL, "every seat is taken")
+    else:
+        room.seats.append(Seat(pid, name, None, token_hash(token)))
+    if not has_host(room):  # every human had left: the newcomer runs the room
+        room.host = pid
+    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator)]
+
+
+def _verify_host_in_lobby(room: Room, player: str) -> None:
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    if room.status != LOBBY:
+        raise Refused(Err.NOT_IN_LOBBY, "only in the lobby")
+
+
+def set_rules(loaded: Loaded, player: str, rules: dict[str, Any]) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    try:
+        checked = make_rules(rules, base=make_rules(room.rules))
+    except RulesError as exc:
+        raise Refused(Err.BAD_RULES, exc.message) from None
+    room.rules = checked.to_dict()
+    return [_event(EventKind.RULES_CHANGED, rules=room.rules)]
+
+
+def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    if level not in BOT_LEVELS:
+        raise Refused(Err.BAD_LEVEL, f"level must be one of {', '.join(BOT_LEVELS)}")
+    if len(room.seats) >= MAX_SEATS:
+        raise Refused(Err.ROOM_FULL, "every seat is taken")
+    taken = {s.name for s in room.seats}
+    n = 1
+    while f"Bot {n}" in taken:
+        n += 1
+    pid = new_player_id(bot=True)
+    room.seats.append(Seat(pid, f"Bot {n}", level, None, True))
+    return [_event(EventKind.BOT_ADDED, player=pid, name=f"Bot {n}", level=level)]
+
+
+def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    seat = room.seat(target)
+    if seat is None or target == room.host:
+        raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
+    room.seats.remove(seat)
+    room.scores.pop(target, None)
+    return [_event(EventKind.LEFT, player=target, removed=True)]
+
+
+def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    if len(room.seats) < 2:
+        raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
+    room.round = 0
+    room.match += 1
+    room.scores = {s.id: 0 for s in room.seats}
+    return _deal(loaded, dealer=len(room.seats) - 1, now_ms=now_ms)
+
+
+def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+    room = loaded.room
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can start a rematch")
+    if room.status not in (ROUND_OVER, MATCH_OVER):
+        raise Refused(Err.NOT_OVER, "the round is still in play")
+    events: list[Event] = []
+    # spectators take free seats; eliminated players are dealt in again
+    while room.spectators and len(room.seats) < MAX_SEATS:
+        sp = room.spectators.pop(0)
+        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node))
+        events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+    if room.status == MATCH_OVER:
+        room.scores = {}
+        room.match += 1
+    room.scores = {s.id: room.scores.get(s.id, 0) for s in room.seats}
+    dealer = ((room.dealer if room.dealer is not None else -1) + 1) % len(room.seats)
+    return events + _deal(loaded, dealer=dealer, now_ms=now_ms)
+
+
+def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
+    room = loaded.room
+    rules = make_rules(room.rules)
+    players = [s.id for s in room.seats]
+    if not rules.can_deal(len(players)):
+        raise Refused(Err.BAD_RULES, "deck: too few cards to deal every hand")
+    for seat in room.seats:  # a human not here when the cards are dealt has the reconnect grace
+        if seat.bot is None and not seat.connected:  # the grace starts with the round
+            seat.dropped_at = now_ms
+    seed = secrets.token_hex(16)
+    scores = [room.scores.get(p, 0) for p in players]
+    state, events = new_game(players, rules, seed, dealer=dealer, scores=scores, now_ms=now_ms)
+    loaded.game = state
+    room.record = Record(tuple(players), room.rules, seed, dealer, tuple(scores), now_ms).to_dict()
+    del room.record["steps"]  # kept in Redis beside the room (see Loaded)
+    del room.record["rules"]  # the room's while the round plays (see Room.record)
+    loaded.steps, loaded.new_round = [], True
+    room.round += 1
+    room.dealer = dealer
+    room.status = PLAYING
+    started = [e for e in events if e.kind is EventKind.STARTED]
+    for e in started:
+        e.data["round"] = room.round
+    if state.winner is not None:  # over at the deal (a first card's draw hit the mercy limit)
+        round_finished(loaded, now_ms)
+    return list(events)
+
+
+def leave(loaded: Loaded, player: str) -> list[Event]:
+    room = loaded.room
+    sp = room.spectator(player)
+    if sp is not None:
+        room.spectators.remove(sp)
+        if room.host == player:
+            pass_host(room)
+        return [_event(EventKind.LEFT, player=player)]
+    seat = room.seat(player)
+    if seat is None:
+        raise Refused(Err.BAD_MESSAGE, "not in this room")
+    events = [_event(EventKind.LEFT, player=player)]
+    if room.status == LOBBY:
+        room.seats.remove(seat)
+        room.scores.pop(player, None)
+    else:
+        hand_to_bot(room, seat)
+        events.append(_event(EventKind.REPLACED_BY_BOT, player=player))
+        return events
+    if room.host == player:
+        pass_host(room)
+    return events
+
+
+def react(loaded: Loaded, player: str, reaction: str, now_ms: int, interval_ms: int) -> list[Event]:
+    room = loaded.room
+    if reaction not in REACTIONS:
+        raise Refused(Err.BAD_REACTION, f"reaction must be one of {', '.join(REACTIONS)}")
+    last = room.last_reaction.get(player)
+    if last is not None and now_ms - last < interval_ms:
+        raise Refused(Err.RATE_LIMITED, "one reaction a second")
+    room.last_reaction[player] = now_ms
+    return [_event(EventKind.REACTION, player=player, reaction=reaction)]

@@ -1,0 +1,81 @@
+"""Who is here: sockets that say hello or drop, a server process that died, a reconnect grace
+that ran out, and who hosts the room (rules.md "Timers", protocol.md "Presence")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.rooms.model import Loaded, Room, Seat
+from app.rooms.outcomes import NoChange
+from engine import Event, EventKind
+
+
+def _event(kind: EventKind, **data: Any) -> Event:
+    return Event(kind, data)
+
+
+def connected(loaded: Loaded, player: str, node: str | None = None) -> list[Event]:
+    """``player``'s socket said hello on server process ``node``."""
+    room = loaded.room
+    member = room.seat(player) or room.spectator(player)
+    if member is None or (member.connected and member.node == node):
+        raise NoChange
+    was_dropped = member.dropped_at is not None
+    member.connected = True
+    member.dropped_at = None
+    member.node = node  # a socket on another process is replaced (it closes with 4409)
+    return [_event(EventKind.RECONNECTED, player=player)] if was_dropped else []
+
+
+def disconnected(loaded: Loaded, player: str, now_ms: int, node: str | None = None) -> list[Event]:
+    """``player``'s socket on ``node`` closed (nothing changes if they are on another one)."""
+    room = loaded.room
+    member = room.seat(player) or room.spectator(player)
+    if member is None or not member.connected or (isinstance(member, Seat) and member.bot):
+        raise NoChange
+    if node is not None and member.node is not None and member.node != node:
+        raise NoChange  # the player said hello on another process since
+    member.connected = False
+    member.dropped_at = now_ms
+    member.node = None
+    return [_event(EventKind.DISCONNECTED, player=player)]
+
+
+def node_lost(loaded: Loaded, node: str, now_ms: int) -> list[Event]:
+    """Server process ``node`` stopped beating (killed): the players whose sockets it held are
+    disconnected, so their reconnect grace starts, as if each socket had closed."""
+    room = loaded.room
+    events: list[Event] = []
+    for member in [*room.seats, *room.spectators]:
+        if member.connected and member.node == node:
+            events += disconnected(loaded, member.id, now_ms, node)
+    if not events:
+        raise NoChange
+    return events
+
+
+def replace_by_bot(loaded: Loaded, seat: Seat) -> list[Event]:
+    """Reconnect grace ran out: a bot plays the seat for the rest of the match."""
+    hand_to_bot(loaded.room, seat)
+    return [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
+
+
+def hand_to_bot(room: Room, seat: Seat) -> None:
+    """An easy bot plays ``seat`` from now on (its player left, or was away past the grace)."""
+    seat.bot, seat.token_hash, seat.connected, seat.dropped_at, seat.node = "easy", None, True, None, None
+    if room.host == seat.id:
+        pass_host(room)
+
+
+def has_host(room: Room) -> bool:
+    """The host is still a human in the room (a seat handed to a bot is not)."""
+    seat = room.seat(room.host)
+    return seat.bot is None if seat is not None else room.spectator(room.host) is not None
+
+
+def pass_host(room: Room) -> None:
+    humans = [s for s in room.seats if s.bot is None]
+    if humans:
+        room.host = humans[0].id
+    elif room.spectators:
+        room.host = room.spectators[0].id

@@ -1,0 +1,40 @@
+"""What a room's actor needs of its process, and nothing more: the store, the clock, the
+settings, the metrics, the local sockets, the deadline scheduler and the history outbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.core.clock import Clock
+from app.core.metrics import Metrics
+from app.core.settings import Settings
+from app.rooms.sockets import LocalSockets
+from app.storage.store import RoomStore
+
+
+class Deadlines(Protocol):
+    """The process's deadline scheduler (``app.cluster.scheduler.Scheduler``)."""
+
+    def note_due(self, code: str, due: int | None) -> None: ...
+
+    async def arm(self, code: str, due: int | None, version: int | None = None) -> bool: ...
+
+
+class HistoryOutbox(Protocol):
+    """Where a room's finished rounds are announced (``app.history.writer.HistoryWriter``)."""
+
+    async def note(self, code: str) -> None: ...
+
+
+@dataclass(eq=False)
+class RoomServices:
+    settings: Settings
+    store: RoomStore
+    clock: Clock
+    metrics: Metrics
+    sockets: LocalSockets
+    deadlines: Deadlines
+    origin: str  # this process's id (a seat's ``node`` names the process holding its socket)
+    publishes: bool  # other processes may hold the room's sockets: commits are published
+    history: HistoryOutbox | None = None
