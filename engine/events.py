@@ -45,6 +45,8 @@ class EventKind(StrEnum):
     TIMED_OUT = "timed_out"  # the server acts for a player whose turn time ran out
     RESHUFFLED = "reshuffled"  # discard pile and set-aside hands became the draw pile
     RULES_CHANGED = "rules_changed"  # the host changed the rules in the lobby
+    LOBBY = "lobby"  # the host took the room back to the lobby after a round
+    ROOM_CHANGED = "room_changed"  # the host locked or unlocked the room, or readmitted removed players
 
 
 class Event(NamedTuple):

@@ -55,11 +55,19 @@ def _name(raw: str) -> str:
     return name
 
 
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
     hub = _hub(request)
     name = _name(body.name)
     now = hub.clock.now_ms()
+    if not await hub.quotas.take("rooms", _address(request), hub.settings.rooms_per_min):
+        raise ApiError(429, Err.RATE_LIMITED, "too many new rooms from here: wait a minute")
+    if not await hub.quotas.room_fits(now, hub.settings.max_rooms):
+        raise ApiError(503, Err.SERVER_FULL, "this server holds as many rooms as it may: try later")
     for _ in range(20):
         code = new_code()
         try:
@@ -73,6 +81,7 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
             continue  # the code is taken: draw another
         except RedisError:
             raise ApiError(503, Err.UNAVAILABLE, "storage unavailable, try again") from None
+        await hub.quotas.room_created(code, now)
         return {"code": code, "player_id": pid, "token": token}
     raise ApiError(503, Err.UNAVAILABLE, "could not allocate a room code")
 
@@ -82,19 +91,22 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
     hub = _hub(request)
     name = _name(body.name)
     limits = hub.limits
-    ip = request.client.host if request.client else "?"
+    ip = _address(request)
     if await limits.joins_blocked(ip):
         raise ApiError(429, Err.RATE_LIMITED, "too many failed joins: wait a minute")
+    if not await hub.quotas.take("joins", ip, hub.settings.joins_per_min):
+        raise ApiError(429, Err.RATE_LIMITED, "too many joins from here: wait a minute")
     room_code = normalize_code(code)
     if room_code is None:
         await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
-    answer = await hub.submit(room_code, commands.command("join", name, result))
+    answer = await hub.submit(room_code, commands.command("join", name, ip, hub.settings, result))
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
             await limits.join_failed(ip)
-        status = {Err.ROOM_NOT_FOUND: 404, Err.ROOM_FULL: 409, Err.UNAVAILABLE: 503}.get(answer["code"], 400)
+        status = {Err.ROOM_NOT_FOUND: 404, Err.ROOM_FULL: 409, Err.ROOM_LOCKED: 403, Err.BARRED: 403,
+                  Err.UNAVAILABLE: 503}.get(answer["code"], 400)
         raise ApiError(status, answer["code"], answer["message"])
     return result
 
@@ -102,9 +114,13 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
 @router.get("/api/rooms/{code}")
 async def get_room(code: str, request: Request) -> dict[str, Any]:
     hub = _hub(request)
+    ip = _address(request)
+    if await hub.limits.joins_blocked(ip):  # a code looked up is a code tried: no walking
+        raise ApiError(429, Err.RATE_LIMITED, "too many failed joins: wait a minute")
     room_code = normalize_code(code)
     found = await hub.store.load(room_code) if room_code else None
     if found is None:
+        await hub.limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     _version, document = found
     return summary(Room.from_dict(document))

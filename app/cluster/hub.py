@@ -17,6 +17,7 @@ import orjson
 
 from app.cluster.limits import AddressLimits
 from app.cluster.nodes import GONE, Nodes
+from app.cluster.quotas import Quotas
 from app.cluster.scheduler import Scheduler
 from app.cluster.subscriber import Subscriber
 from app.core.clock import Clock
@@ -69,6 +70,7 @@ class Hub:
         self.services = RoomServices(settings, store, clock, self.metrics, self.sockets, self.scheduler,
                                      self.origin, publishes, history)
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
+        self.quotas = Quotas(store)
         self._make_relay = make_relay
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._tasks: list[asyncio.Task[None]] = []

@@ -26,6 +26,17 @@ def normalize_code(raw: object) -> str | None:
     return code if _CODE_RE.match(code) else None
 
 
+def address_key(code: str, address: str) -> str:
+    """A joiner's network address as a room keeps it (to bar a removed player): a short hash,
+    salted with the room's code, so no room holds an address nor can two rooms' be matched."""
+    return "a:" + hashlib.sha256(f"{code}|{address}".encode()).hexdigest()[:16]
+
+
+def name_key(name: str) -> str:
+    """A name as a room bars it: case and width folded, so "ANN" and "ann" are one name."""
+    return "n:" + unicodedata.normalize("NFKC", name).casefold()
+
+
 def new_player_id(bot: bool = False) -> str:
     return ("b" if bot else "p") + secrets.token_hex(5)
 

@@ -49,6 +49,9 @@ class Err(StrEnum):
     INTERNAL = "internal"
     GAME_OVER = "game_over"
     NOT_STARTED = "not_started"
+    ROOM_LOCKED = "room_locked"  # the host locked the room: no new joiners
+    BARRED = "barred"  # removed by the host: the same name or address cannot join again
+    SERVER_FULL = "server_full"  # the server holds as many rooms as it may
 
 
 REACTIONS = ("gg", "ouch", "uno", "lol", "thumbs_up", "angry", "wow", "clap")
@@ -122,6 +125,19 @@ class Rematch(_Msg):
     type: Literal["rematch"]
 
 
+class BackToLobby(_Msg):
+    type: Literal["lobby"]
+
+
+class SetRoom(_Msg):
+    """Host: lock the room (no new joiners) or unlock it; ``readmit`` lets players the host
+    removed join again."""
+
+    type: Literal["set_room"]
+    locked: bool | None = None
+    readmit: bool = False
+
+
 class Leave(_Msg):
     type: Literal["leave"]
 
@@ -137,13 +153,13 @@ class Sync(_Msg):
 
 ClientMsg = Annotated[
     SetRules | AddBot | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno | Catch
-    | Rematch | Leave | React | Sync,
+    | Rematch | BackToLobby | SetRoom | Leave | React | Sync,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMsg)
 MESSAGE_TYPES = frozenset(
     ["set_rules", "add_bot", "remove_seat", "start", "play", "draw", "pass", "choose", "cancel",
-     "uno", "catch", "rematch", "leave", "react", "sync"])
+     "uno", "catch", "rematch", "lobby", "set_room", "leave", "react", "sync"])
 GAME_TYPES = frozenset(["play", "draw", "pass", "choose", "cancel", "uno", "catch"])
 
 

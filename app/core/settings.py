@@ -43,9 +43,9 @@ class Settings(BaseSettings):
     # writes all that ended meanwhile (under load ~17 a second; one each cost ~10% of the CPU)
     history_gather_ms: int = Field(default=1_000, ge=0)
     # the event loop runs the cyclic garbage collector between its callbacks, a little at a
-    # time (app/gc_pacing.py); false leaves it to CPython's allocation counts
+    # time (app/core/gc_pacing.py); false leaves it to CPython's allocation counts
     gc_paced: bool = True
-    # a socket of a room whose home is another process is relayed there (app/relay.py); false:
+    # a socket of a room whose home is another process is relayed there (app/transport/relay.py); false:
     # every process serves its own sockets and catches up on the others' commits
     relay_sockets: bool = True
     relay_ping_ms: int = Field(default=1_000, gt=0)  # a relaying process pings each home this often
@@ -56,6 +56,10 @@ class Settings(BaseSettings):
     rate_burst: int = 20
     rate_per_s: float = 5.0
     reaction_interval_ms: int = 1000
+    max_spectators: int = Field(default=30, ge=0)  # per room; joiners past it get room_full
+    joins_per_min: int = Field(default=30, ge=0)  # successful HTTP joins per client address; 0 = no limit
+    rooms_per_min: int = Field(default=10, ge=0)  # rooms created per client address; 0 = no limit
+    max_rooms: int = Field(default=10_000, ge=0)  # rooms created within a room's lifetime; 0 = no limit
     outbox_limit: int = 256
     send_timeout_s: float = 10.0
     ws_ping_interval_s: float = 10.0

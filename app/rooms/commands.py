@@ -64,6 +64,16 @@ def _rematch(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     return lambda loaded, now: lobby.rematch(loaded, player, now)
 
 
+def _lobby(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.back_to_lobby(loaded, player)
+
+
+def _set_room(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.set_room(loaded, player, msg.locked, msg.readmit)
+
+
 def _leave(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     player = sock.player
     return lambda loaded, now: lobby.leave(loaded, player)
@@ -76,10 +86,11 @@ def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
 
 # -- the server's own commands ------------------------------------------------------------------
 
-def _join(name: str, joined: dict[str, Any]) -> Run:
-    """HTTP join: seat ``name`` (or make them a spectator); ``joined`` gets the new credentials."""
+def _join(name: str, address: str | None, settings: Settings, joined: dict[str, Any]) -> Run:
+    """HTTP join from ``address``: seat ``name`` (or make them a spectator); ``joined`` gets the
+    new credentials."""
     def run(loaded: Loaded, now: int) -> list[Event]:
-        pid, token, spectator, events = lobby.join(loaded, name)
+        pid, token, spectator, events = lobby.join(loaded, name, address, settings.max_spectators)
         joined.update(code=loaded.room.code, player_id=pid, token=token, spectator=spectator)
         return events
     return run
@@ -168,6 +179,8 @@ COMMANDS: dict[str, Callable[..., Run]] = {
     "remove_seat": _remove_seat,
     "start": _start,
     "rematch": _rematch,
+    "lobby": _lobby,
+    "set_room": _set_room,
     "leave": _leave,
     "react": _react,
     "join": _join,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from app.core.codes import new_player_id, new_token, token_hash
+from app.core.codes import address_key, name_key, new_player_id, new_token, token_hash
 from app.core.protocol import REACTIONS, Err
 from app.rooms.model import (
     LOBBY,
@@ -48,17 +48,27 @@ def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int) -> tuple[
     return room, pid, token
 
 
-def join(loaded: Loaded, name: str) -> tuple[str, str, bool, list[Event]]:
-    """Seat a newcomer (or make them a spectator while a round is in play)."""
+def join(loaded: Loaded, name: str, address: str | None = None,
+         max_spectators: int = 30) -> tuple[str, str, bool, list[Event]]:
+    """Seat a newcomer (or make them a spectator while a round is in play, up to
+    ``max_spectators``), unless the host locked the room or removed someone of that name, or
+    from that address, earlier."""
     room = loaded.room
+    if room.locked:
+        raise Refused(Err.ROOM_LOCKED, "the host has locked this room")
+    where = address_key(room.code, address) if address is not None else None
+    if name_key(name) in room.barred or (where is not None and where in room.barred):
+        raise Refused(Err.BARRED, "the host removed you from this room")
     pid, token = new_player_id(), new_token()
     spectator = room.status == PLAYING
     if spectator:
-        room.spectators.append(Spectator(pid, name, token_hash(token)))
+        if len(room.spectators) >= max_spectators:
+            raise Refused(Err.ROOM_FULL, "no more spectators fit in this room")
+        room.spectators.append(Spectator(pid, name, token_hash(token), joined_from=where))
     elif len(room.seats) >= MAX_SEATS:
         raise Refused(Err.ROOM_FULL, "every seat is taken")
     else:
-        room.seats.append(Seat(pid, name, None, token_hash(token)))
+        room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where))
     if not has_host(room):  # every human had left: the newcomer runs the room
         room.host = pid
     return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator)]
@@ -99,14 +109,69 @@ def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
 
 
 def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
+    """The host removes a seat between rounds (a bot, or a human), or a spectator at any time.
+    A removed human is barred: their name and the address they joined from cannot join the
+    room again unless the host readmits them (``set_room``)."""
     room = loaded.room
-    _verify_host_in_lobby(room, player)
-    seat = room.seat(target)
-    if seat is None or target == room.host:
-        raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
-    room.seats.remove(seat)
-    room.scores.pop(target, None)
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    member: Seat | Spectator | None = room.spectator(target)
+    if member is not None:
+        room.spectators.remove(member)
+    else:
+        member = room.seat(target)
+        if member is None or target == room.host:
+            raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
+        if room.status == PLAYING:
+            raise Refused(Err.NOT_IN_LOBBY, "seats are removed between rounds")
+        room.seats.remove(member)
+        room.scores.pop(target, None)
+    if not (isinstance(member, Seat) and member.bot):
+        room.barred.append(name_key(member.name))
+        if member.joined_from is not None:
+            room.barred.append(member.joined_from)
     return [_event(EventKind.LEFT, player=target, removed=True)]
+
+
+def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) -> list[Event]:
+    """The host locks the room (no new joiners) or unlocks it, and may readmit the players
+    removed so far."""
+    room = loaded.room
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    if locked is not None:
+        room.locked = locked
+    if readmit:
+        room.barred = []
+    return [_event(EventKind.ROOM_CHANGED, locked=room.locked, readmitted=readmit)]
+
+
+def back_to_lobby(loaded: Loaded, player: str) -> list[Event]:
+    """protocol.md ``lobby``: after a round, the host takes the room back to the lobby with
+    seats, bots and scores kept, so rules, bots and seats can change; waiting spectators take
+    free seats. ``start`` then deals the next round of the same match (after the match is
+    over, the first round of a new one)."""
+    room = loaded.room
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    if room.status not in (ROUND_OVER, MATCH_OVER):
+        raise Refused(Err.NOT_OVER, "the round is still in play")
+    events = _seat_spectators(room)
+    room.match_open = room.status == ROUND_OVER
+    room.status = LOBBY
+    loaded.game = None
+    return [*events, _event(EventKind.LOBBY, player=player)]
+
+
+def _seat_spectators(room: Room) -> list[Event]:
+    """Waiting spectators take the free seats, in the order they came."""
+    events: list[Event] = []
+    while room.spectators and len(room.seats) < MAX_SEATS:
+        sp = room.spectators.pop(0)
+        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node,
+                               sp.joined_from))
+        events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+    return events
 
 
 def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
@@ -114,6 +179,9 @@ def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     _verify_host_in_lobby(room, player)
     if len(room.seats) < 2:
         raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
+    if room.match_open:  # back from a round of this match: its next round
+        room.match_open = False
+        return _next_round(loaded, now_ms)
     room.round = 0
     room.match += 1
     room.scores = {s.id: 0 for s in room.seats}
@@ -126,18 +194,21 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
         raise Refused(Err.NOT_HOST, "only the host can start a rematch")
     if room.status not in (ROUND_OVER, MATCH_OVER):
         raise Refused(Err.NOT_OVER, "the round is still in play")
-    events: list[Event] = []
     # spectators take free seats; eliminated players are dealt in again
-    while room.spectators and len(room.seats) < MAX_SEATS:
-        sp = room.spectators.pop(0)
-        room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node))
-        events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+    events = _seat_spectators(room)
     if room.status == MATCH_OVER:
         room.scores = {}
         room.match += 1
+    return events + _next_round(loaded, now_ms)
+
+
+def _next_round(loaded: Loaded, now_ms: int) -> list[Event]:
+    """Deal the match's next round: the scores carry on (a new seat starts at 0), the deal
+    passes to the left."""
+    room = loaded.room
     room.scores = {s.id: room.scores.get(s.id, 0) for s in room.seats}
     dealer = ((room.dealer if room.dealer is not None else -1) + 1) % len(room.seats)
-    return events + _deal(loaded, dealer=dealer, now_ms=now_ms)
+    return _deal(loaded, dealer=dealer, now_ms=now_ms)
 
 
 def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:

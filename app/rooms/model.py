@@ -92,6 +92,7 @@ class Seat:
     connected: bool = False
     dropped_at: int | None = None  # when a human's socket dropped (reconnect grace runs)
     node: str | None = None  # the server process holding the socket
+    joined_from: str | None = None  # the joiner's address, hashed (codes.address_key)
 
 
 @dataclass
@@ -102,6 +103,7 @@ class Spectator:
     connected: bool = False
     dropped_at: int | None = None  # when the socket dropped (a return is announced)
     node: str | None = None  # the server process holding the socket
+    joined_from: str | None = None  # the joiner's address, hashed (codes.address_key)
 
 
 @dataclass
@@ -127,6 +129,9 @@ class Room:
     updated_ms: int = 0
     finished_rounds: list[dict[str, Any]] = field(default_factory=list)  # records awaiting the database
     match: int = 0  # matches started in this room (a match runs until someone reaches the target)
+    match_open: bool = False  # back in the lobby mid-match: ``start`` deals the match's next round
+    locked: bool = False  # no new joiners (the host's choice)
+    barred: list[str] = field(default_factory=list)  # names and addresses the host removed
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -289,6 +294,8 @@ def room_part(room: Room) -> dict[str, Any]:
         "status": room.status,
         "rules": room.rules,  # validated and complete since the room was made
         "round": room.round,
+        "locked": room.locked,
+        "removed": sum(key.startswith("n:") for key in room.barred),  # players barred from joining
         "spectators": [{"id": s.id, "name": s.name, "connected": s.connected} for s in room.spectators],
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.rooms import lobby
-from app.rooms.model import Loaded
+from app.rooms.model import MATCH_OVER, ROUND_OVER, Loaded
 from engine import make_rules, new_game
 
 # a first card's draw that takes the first player to the mercy limit ends a 2-seat round at once
@@ -37,3 +37,31 @@ def test_a_round_over_at_the_deal_is_round_over_and_can_be_rematched(monkeypatch
     monkeypatch.undo()
     lobby.rematch(loaded, host, 2000)  # the room is not stuck in "playing"
     assert room.round == 2 and room.status in ("playing", "round_over", "match_over")
+
+
+def test_back_to_the_lobby_after_the_match_then_start_begins_a_new_match():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    bob = lobby.join(loaded, "Bob")[0]
+    lobby.start(loaded, host, 1000)
+    room.status, room.scores = MATCH_OVER, {host: 1200, bob: 300}  # as a round that ended the match
+    events = lobby.back_to_lobby(loaded, host)
+    assert [e.kind.value for e in events] == ["lobby"]
+    assert room.status == "lobby" and loaded.game is None and room.scores == {host: 1200, bob: 300}
+    match = room.match
+    lobby.start(loaded, host, 2000)
+    assert room.match == match + 1 and room.round == 1 and room.scores == {host: 0, bob: 0}
+
+
+def test_back_to_the_lobby_after_a_round_then_start_deals_the_next_round_of_the_match():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    bob = lobby.join(loaded, "Bob")[0]
+    lobby.start(loaded, host, 1000)
+    room.status, room.scores = ROUND_OVER, {host: 120, bob: 0}
+    dealer, match = room.dealer, room.match
+    lobby.back_to_lobby(loaded, host)
+    cat = lobby.join(loaded, "Cat")[0]  # seated at once: the room is in the lobby
+    lobby.start(loaded, host, 2000)
+    assert room.match == match and room.round == 2 and room.dealer == (dealer + 1) % 3
+    assert room.scores == {host: 120, bob: 0, cat: 0}

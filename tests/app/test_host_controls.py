@@ -1,0 +1,187 @@
+"""What the host controls between rounds and at the door: back to the lobby after a round
+(seats, bots and scores kept), removing any seat or spectator (a removed player stays out),
+locking the room; and the room's door limits: spectators per room, joins and rooms per
+address, rooms per server, room codes looked up."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from .conftest import module_server
+from .harness import Client, ServerProcess
+from .tables import level, ok, refused, started
+
+FIVES = {"r-5": 20, "y-5": 20, "g-5": 20, "b-5": 20}
+QUICK = {"deck": FIVES, "hand_size": 2, "turn_timer_s": 0, "catch_window_s": 30}
+
+
+@pytest.fixture
+def server(backend: str, request: pytest.FixtureRequest, module_servers) -> ServerProcess:
+    return module_server(backend, request, module_servers)
+
+
+async def _finish_round(ann: Client, bob: Client, *others: Client) -> None:
+    """Ann and Bob (two cards each, every card plays) call UNO; Ann wins."""
+    await ok(ann, {"type": "play", "card": ann.view["hand"][0], "uno": True})
+    await ok(bob, {"type": "play", "card": bob.view["hand"][0], "uno": True})
+    await ok(ann, {"type": "play", "card": ann.view["hand"][0]})
+    await level([ann, bob, *others])
+    assert ann.view["room"]["status"] in ("round_over", "match_over")
+
+
+async def _close_code(ws: Any) -> int | None:
+    with contextlib.suppress(websockets.ConnectionClosed):
+        while True:
+            await asyncio.wait_for(ws.recv(), 10)
+    return ws.close_code
+
+
+def _join(server: ServerProcess, code: str, name: str) -> httpx.Response:
+    return httpx.post(f"{server.url}/api/rooms/{code}/join", json={"name": name}, timeout=10)
+
+
+# -- back to the lobby ------------------------------------------------------------------------------
+
+async def test_the_host_takes_the_room_back_to_the_lobby_and_the_match_goes_on(server):
+    ann, bob = await started(server, ["Ann", "Bob"], {**QUICK, "target_score": 5000})
+    await refused(ann, {"type": "lobby"}, "not_over", bob)  # a round in play
+    await _finish_round(ann, bob)
+    scores = {p["id"]: p["score"] for p in ann.view["players"]}
+    assert scores[ann.you] > 0
+    await refused(bob, {"type": "lobby"}, "not_host", ann)
+    await ok(ann, {"type": "lobby"})
+    await level([ann, bob])
+    room = bob.view["room"]
+    assert room["status"] == "lobby" and room["round"] == 1 and bob.view["game"] is None
+    assert {p["id"]: p["score"] for p in bob.view["players"]} == scores  # seats and scores kept
+    assert any(e["kind"] == "lobby" and e["player"] == ann.you for e in bob.events)
+    # the lobby is open again: rules, bots
+    await ok(ann, {"type": "set_rules", "rules": {"hand_size": 3}})
+    await ok(ann, {"type": "add_bot", "level": "easy"})
+    await level([ann, bob])
+    bot = bob.view["players"][2]["id"]
+    await ok(ann, {"type": "remove_seat", "player_id": bot})
+    # start deals the next round of the same match: scores carried, the round counted on
+    await ok(ann, {"type": "start"})
+    await level([ann, bob])
+    assert bob.view["room"]["round"] == 2 and bob.view["room"]["status"] == "playing"
+    assert {p["id"]: p["score"] for p in bob.view["players"]} == scores
+    assert len(bob.view["hand"]) == 3
+    for c in (ann, bob):
+        await c.close()
+
+
+# -- removing anyone, and staying removed -------------------------------------------------------------
+
+async def test_a_stranger_who_came_in_mid_round_can_be_removed_and_stays_out(server):
+    """A mid-round joiner used to be seated at the next rematch with no way to remove them
+    (remove_seat answered not_in_lobby for ever)."""
+    ann, bob = await started(server, ["Ann", "Bob"], {**QUICK, "target_score": 5000})
+    zed_info = server.join(ann.code, "Zed")
+    zed = await Client(server, ann.code, zed_info["token"]).connect()
+    await level([ann, bob, zed])
+    await _finish_round(ann, bob, zed)
+    await ok(ann, {"type": "lobby"})
+    await level([ann, bob, zed])
+    assert [p["id"] for p in ann.view["players"]] == [ann.you, bob.you, zed.you]  # seated now
+    await refused(bob, {"type": "remove_seat", "player_id": zed.you}, "not_host", ann)
+    await ok(ann, {"type": "remove_seat", "player_id": zed.you})
+    await level([ann, bob])
+    assert [p["id"] for p in ann.view["players"]] == [ann.you, bob.you]
+    assert ann.view["room"]["removed"] == 1
+    assert await _close_code(zed.ws) == 4401  # the removed player's socket
+    # the same name cannot come back, nor anyone from the removed player's address
+    for name in ("Zed", "zed", "Someone Else"):
+        answer = _join(server, ann.code, name)
+        assert answer.status_code == 403 and answer.json()["error"]["code"] == "barred", (name, answer.text)
+    again = await websockets.connect(f"{server.ws_url}/ws/{ann.code}")
+    await again.send(json.dumps({"type": "hello", "token": zed_info["token"]}))
+    assert await _close_code(again) == 4401  # the token went with the seat
+    # until the host readmits them
+    await ok(ann, {"type": "set_room", "readmit": True})
+    assert _join(server, ann.code, "Zed").status_code == 200
+    for c in (ann, bob):
+        await c.close()
+
+
+async def test_the_host_removes_a_spectator_during_a_round(server):
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    eve = await Client(server, ann.code, server.join(ann.code, "Eve")["token"]).connect()
+    await level([ann, bob, eve])
+    # a seat is removed between rounds only
+    await refused(ann, {"type": "remove_seat", "player_id": bob.you}, "not_in_lobby", bob)
+    await ok(ann, {"type": "remove_seat", "player_id": eve.you})
+    await level([ann, bob])
+    assert ann.view["room"]["spectators"] == []
+    assert _join(server, ann.code, "Eve").json()["error"]["code"] == "barred"
+    for c in (ann, bob):
+        await c.close()
+
+
+async def test_a_locked_room_takes_no_newcomer(server):
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    await refused(bob, {"type": "set_room", "locked": True}, "not_host", ann)
+    await ok(ann, {"type": "set_room", "locked": True})
+    await level([ann, bob])
+    assert bob.view["room"]["locked"] is True
+    answer = _join(server, ann.code, "Cat")
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "room_locked"
+    await ok(ann, {"type": "set_room", "locked": False})
+    assert _join(server, ann.code, "Cat").status_code == 200
+    for c in (ann, bob):
+        await c.close()
+
+
+# -- the door's limits ------------------------------------------------------------------------------
+
+@pytest.mark.settings(max_spectators=2)
+async def test_spectators_are_capped_per_room(server):
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    for name in ("S1", "S2"):
+        assert _join(server, ann.code, name).json()["spectator"] is True
+    answer = _join(server, ann.code, "S3")
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "room_full"
+    await ann.until_view(lambda v: len(v["room"]["spectators"]) == 2)
+    for c in (ann, bob):
+        await c.close()
+
+
+@pytest.mark.settings(joins_per_min=3, rooms_per_min=2)
+async def test_joins_and_new_rooms_per_address_are_limited(server):
+    host = server.create("Ann")
+    second = server.create("Ann")
+    answer = httpx.post(f"{server.url}/api/rooms", json={"name": "Ann"}, timeout=10)
+    assert answer.status_code == 429 and answer.json()["error"]["code"] == "rate_limited"
+    for name in ("B", "C"):
+        assert _join(server, host["code"], name).status_code == 200
+    assert _join(server, second["code"], "D").status_code == 200
+    answer = _join(server, second["code"], "E")
+    assert answer.status_code == 429 and answer.json()["error"]["code"] == "rate_limited"
+
+
+@pytest.mark.settings(max_rooms=2, rooms_per_min=0)
+async def test_the_server_holds_a_bounded_number_of_rooms(server):
+    # the module's server is its own for these settings; a real Redis's index is per prefix
+    server.create("Ann")
+    server.create("Bob")
+    answer = httpx.post(f"{server.url}/api/rooms", json={"name": "Cat"}, timeout=10)
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "server_full"
+
+
+@pytest.mark.settings(failed_joins_per_min=3)
+async def test_looking_up_unknown_codes_counts_as_failed_joins(server):
+    """GET /api/rooms/{code} answered ~185 codes a second with no limit."""
+    real = server.create("Ann")["code"]
+    assert httpx.get(f"{server.url}/api/rooms/{real}", timeout=10).status_code == 200
+    for code in ("AAAAAA", "BBBBBB", "CCCCCC"):
+        assert httpx.get(f"{server.url}/api/rooms/{code}", timeout=10).status_code == 404
+    blocked = httpx.get(f"{server.url}/api/rooms/{real}", timeout=10)
+    assert blocked.status_code == 429 and blocked.json()["error"]["code"] == "rate_limited"
+    assert _join(server, real, "Bob").status_code == 429
