@@ -126,7 +126,7 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
             raise Refused(Err.NOT_IN_LOBBY, "seats are removed between rounds")
         room.seats.remove(member)
         room.scores.pop(target, None)
-    if not (isinstance(member, Seat) and member.bot):
+    if not (isinstance(member, Seat) and member.bot and not member.away):
         room.barred.append(name_key(member.name))
         if member.joined_from is not None:
             room.barred.append(member.joined_from)

@@ -93,6 +93,7 @@ class Seat:
     dropped_at: int | None = None  # when a human's socket dropped (reconnect grace runs)
     node: str | None = None  # the server process holding the socket
     joined_from: str | None = None  # the joiner's address, hashed (codes.address_key)
+    away: bool = False  # past the reconnect grace: the bot plays until the player says hello
 
 
 @dataclass

@@ -15,12 +15,17 @@ def _event(kind: EventKind, **data: Any) -> Event:
 
 
 def connected(loaded: Loaded, player: str, node: str | None = None) -> list[Event]:
-    """``player``'s socket said hello on server process ``node``."""
+    """``player``'s socket said hello on server process ``node``. A player a bot stood in for
+    (away past the reconnect grace) takes the seat back at once: hand, score and turn as the
+    bot left them (rules.md "Timers")."""
     room = loaded.room
     member = room.seat(player) or room.spectator(player)
     if member is None or (member.connected and member.node == node):
         raise NoChange
     was_dropped = member.dropped_at is not None
+    if isinstance(member, Seat) and member.away:
+        member.bot, member.away = None, False
+        was_dropped = True
     member.connected = True
     member.dropped_at = None
     member.node = node  # a socket on another process is replaced (it closes with 4409)
@@ -55,14 +60,21 @@ def node_lost(loaded: Loaded, node: str, now_ms: int) -> list[Event]:
 
 
 def replace_by_bot(loaded: Loaded, seat: Seat) -> list[Event]:
-    """Reconnect grace ran out: a bot plays the seat for the rest of the match."""
-    hand_to_bot(loaded.room, seat)
+    """Reconnect grace ran out: an easy bot plays the seat until its player comes back (their
+    token stays valid: a hello takes the seat back)."""
+    _bot_plays(loaded.room, seat)
+    seat.away = True
     return [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
 
 
 def hand_to_bot(room: Room, seat: Seat) -> None:
-    """An easy bot plays ``seat`` from now on (its player left, or was away past the grace)."""
-    seat.bot, seat.token_hash, seat.connected, seat.dropped_at, seat.node = "easy", None, True, None, None
+    """An easy bot plays ``seat`` for good: its player left, and their token goes."""
+    _bot_plays(room, seat)
+    seat.token_hash = None
+
+
+def _bot_plays(room: Room, seat: Seat) -> None:
+    seat.bot, seat.connected, seat.dropped_at, seat.node = "easy", True, None, None
     if room.host == seat.id:
         pass_host(room)
 

@@ -229,9 +229,21 @@ async def test_a_seat_away_past_the_reconnect_grace_goes_to_a_bot(server):
         await saw(ann, "played", player=player)  # the bots play the seats
         assert seat(ann, player)["bot"] is True
     await ann.until_view(lambda v: v["game"]["turn"] == ann.you)
-    ws = await hello(server, host["code"], hello_frame(cat.token))
-    assert await close_code(ws) == 4401  # the token went with the seat
-    await ann.close()
+    # the token stays valid: Cat's hello takes the seat back at once, hand as the bot left it
+    held = seat(ann, cat.you)["cards"]
+    back = await Client(server, host["code"], cat_info["token"]).connect()
+    await saw(ann, "reconnected", player=cat.you)
+    await level([ann, back])
+    assert back.you == cat.you and seat(ann, cat.you)["bot"] is False and seat(ann, cat.you)["connected"]
+    assert len(back.view["hand"]) == held == seat(back, cat.you)["cards"]
+    played = count(ann, "played", player=cat.you)
+    await ok(ann, {"type": "play", "card": ann.view["hand"][0]})
+    await ann.until_view(lambda v: v["game"]["turn"] == cat.you)  # Bob's bot played; Cat's turn waits
+    await level([ann, back])
+    await quiet(ann, back)
+    assert count(ann, "played", player=cat.you) == played and ann.view["game"]["turn"] == cat.you
+    for c in (ann, back):
+        await c.close()
 
 
 # -- message ids ----------------------------------------------------------------------------------
