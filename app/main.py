@@ -28,7 +28,7 @@ from app.core.protocol import Err
 from app.core.settings import Settings, get_settings
 from app.history.db import make_engine, sessions, upgrade
 from app.history.writer import HistoryWriter
-from app.storage.store import RoomStore, make_redis
+from app.storage.store import RoomStore, open_redis
 from app.transport import session as ws
 from app.transport.asgi import RawSocket, game_socket_code
 from app.transport.relay import Relay
@@ -65,7 +65,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        redis = make_redis(settings)
+        redis, close_redis = open_redis(settings)
         store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept,
                           url=settings.redis_url)
         db = make_engine(settings.database_url)
@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         finally:
             await writer.stop(writer_task)
             await hub.stop()
-            await redis.aclose()
+            await close_redis()
             await db.dispose()
 
     app = MercylessApp(title="Mercyless", version="0.1.0", lifespan=lifespan)

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     relay_ping_ms: int = Field(default=1_000, gt=0)  # a relaying process pings each home this often
     relay_silence_ms: int = Field(default=5_000, gt=0)  # a side heard nothing from for this long is gone
 
+    # the embedded store (no REDIS_URL) is kept in this journal across restarts and crashes;
+    # "" keeps it in memory only (app/storage/embedded.py)
+    embedded_store: str = "mercyless-rooms.aof"
+
     # limits
     max_frame_bytes: int = 4096
     rate_burst: int = 20

@@ -22,7 +22,8 @@ version.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import asyncio
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 import orjson
@@ -34,6 +35,7 @@ from redis.exceptions import NoScriptError
 
 from app.core.settings import Settings
 from app.storage.batch import GroupCommit
+from app.storage.embedded import open_embedded
 from app.storage.rawredis import RawConnection
 
 _COMMIT = """
@@ -105,6 +107,25 @@ class Duplicate(Exception):
         self.answer = answer
 
 
+def open_redis(settings: Settings) -> tuple[aioredis.Redis, Callable[[], Awaitable[None]]]:
+    """The Redis the server uses, and how to close it: the one at ``REDIS_URL``, else the
+    embedded store, kept in its journal (``EMBEDDED_STORE``, app/storage/embedded.py). Called
+    on the running loop (the journal's writer reports to it)."""
+    if settings.redis_url:
+        redis = make_redis(settings)
+        return redis, redis.aclose
+    embedded, journal, server = open_embedded(settings.embedded_store)
+    if journal is None:
+        return embedded, embedded.aclose
+    journal.start(asyncio.get_running_loop())
+
+    async def close() -> None:
+        await journal.close(server)
+        await embedded.aclose()
+
+    return embedded, close
+
+
 def make_redis(settings: Settings) -> aioredis.Redis:
     if settings.redis_url:
         # a bounded pool that queues: hundreds of room actors may call at once, and a pool that
@@ -117,9 +138,7 @@ def make_redis(settings: Settings) -> aioredis.Redis:
             health_check_interval=10, socket_connect_timeout=2, socket_timeout=5,
             retry=Retry(NoBackoff(), 1), retry_on_error=[RedisConnectionError])
         return aioredis.Redis(connection_pool=pool, decode_responses=False)
-    import fakeredis
-
-    return fakeredis.FakeAsyncRedis()
+    return open_embedded("")[0]
 
 
 class RoomStore:

@@ -108,6 +108,10 @@ class ServerProcess:
             self.env["REDIS_URL"] = REAL_REDIS
         else:
             self.env.pop("REDIS_URL", None)
+            # the embedded store's journal, of its own too (a test that restarts the server
+            # starts the next process on the same one)
+            self.env["EMBEDDED_STORE"] = (f"{tempfile.gettempdir()}/"
+                                          f"mercyless-test-{self.prefix}-{self.port}.aof")
         for key, value in settings.items():
             self.env[key.upper()] = json.dumps(value) if isinstance(value, list | dict) else str(value)
         self.proc: subprocess.Popen[bytes] | None = None
