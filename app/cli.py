@@ -36,9 +36,9 @@ def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> Non
     from app.main import create_app
     from app.transport.serving import QuietServer
 
-    settings = get_settings()
+    settings = get_settings().model_copy(update={"listen_host": host, "listen_port": port})
     app = create_app(settings)
-    print(f"Mercyless is starting: open http://{host}:{port}/ in your browser", flush=True)
+    print(_where(settings), flush=True)
     config = uvicorn.Config(
         wrap(app) if wrap else app, host=host, port=port, log_level=settings.log_level.lower(),
         # the sans-I/O implementation by name, not "auto" (which picks the legacy one before
@@ -50,6 +50,24 @@ def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> Non
     server.run()
     if not server.started:  # as uvicorn.run: the port was taken, the app failed to start
         sys.exit(3)
+
+
+def _where(settings: Any) -> str:
+    """What the console says at start: where to open the server, and who else can."""
+    from app.core.addresses import LOOPBACK_HOSTS, reachable_urls
+
+    host, port = settings.listen_host, settings.listen_port
+    here = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    lines = [f"Mercyless is starting: open http://{here if ':' not in here else f'[{here}]'}:{port}/ "
+             "in your browser"]
+    others = reachable_urls(host, port, settings.public_url)
+    if others:
+        lines.append("Friends can open: " + ", ".join(f"{url}/" for url in others))
+    elif host in LOOPBACK_HOSTS:
+        lines.append("Only this computer can open it. To let friends on the same Wi-Fi join, start it "
+                     "with --host 0.0.0.0 (scripts/serve.sh --host 0.0.0.0); for the internet, see "
+                     "docs/deploy.md")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":  # pragma: no cover

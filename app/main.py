@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
 
 from app.api import history as api_history
+from app.api import invite as api_invite
 from app.api import rooms as api
 from app.api.rooms import ApiError, error_response
 from app.cluster.hub import Hub
@@ -110,6 +111,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.settings = settings
     app.include_router(api.router)
     app.include_router(api_history.router)
+    app.include_router(api_invite.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:

@@ -51,6 +51,13 @@ class Settings(BaseSettings):
     relay_ping_ms: int = Field(default=1_000, gt=0)  # a relaying process pings each home this often
     relay_silence_ms: int = Field(default=5_000, gt=0)  # a side heard nothing from for this long is gone
 
+    # where friends open the server (the invite link), e.g. https://uno.example.org; unset: the
+    # host's own addresses when listening on all interfaces (mercyless serve --host 0.0.0.0)
+    public_url: str | None = None
+    # what mercyless serve listens on (set by it; the invite reads them)
+    listen_host: str = "127.0.0.1"
+    listen_port: int = 8000
+
     # the embedded store (no REDIS_URL) is kept in this journal across restarts and crashes;
     # "" keeps it in memory only (app/storage/embedded.py)
     embedded_store: str = "mercyless-rooms.aof"

@@ -1,0 +1,29 @@
+"""The invite: where friends can open this server, and a QR code of a link for their phones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import segno
+from fastapi import APIRouter, Query, Request, Response
+
+from app.core.addresses import reachable_urls
+
+router = APIRouter()
+QR_TEXT_MAX = 512
+
+
+@router.get("/api/invite")
+async def invite(request: Request) -> dict[str, Any]:
+    """``urls``: the base URLs others can open (``PUBLIC_URL``, else the host's addresses when
+    the server listens on all interfaces); ``local_only``: none, only this computer can."""
+    settings = request.app.state.settings
+    urls = reachable_urls(settings.listen_host, settings.listen_port, settings.public_url)
+    return {"urls": urls, "local_only": not urls}
+
+
+@router.get("/api/qr.svg", include_in_schema=False)
+async def qr_code(text: str = Query(min_length=1, max_length=QR_TEXT_MAX)) -> Response:
+    """``text`` as a QR code (SVG): the lobby shows the invite link this way."""
+    svg = segno.make(text, error="m").svg_inline(scale=4, border=2, dark="#111", light="#fff")
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})

@@ -1,0 +1,62 @@
+"""Where friends open the server: the console names every address it listens on, the lobby's
+invite link uses one of them (or PUBLIC_URL), and a QR code carries the link to phones."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import httpx
+import pytest
+import segno
+
+from app.cli import _where
+from app.core import addresses
+from app.core.settings import Settings
+
+from .harness import ServerProcess
+
+
+def _interfaces(*ips: str):
+    entry = lambda ip: SimpleNamespace(family=SimpleNamespace(name="AF_INET"), address=ip)  # noqa: E731
+    v6 = SimpleNamespace(family=SimpleNamespace(name="AF_INET6"), address="fe80::1")
+    return lambda: {"lo": [entry("127.0.0.1")], "eth0": [entry(ip) for ip in ips] + [v6]}
+
+
+def test_on_all_interfaces_the_lan_addresses_come_first(monkeypatch):
+    monkeypatch.setattr(addresses.psutil, "net_if_addrs", _interfaces("203.0.113.9", "169.254.1.1",
+                                                                       "192.168.1.20"))
+    assert addresses.reachable_urls("0.0.0.0", 8000) == ["http://192.168.1.20:8000", "http://203.0.113.9:8000"]
+    assert addresses.reachable_urls("127.0.0.1", 8000) == []
+    assert addresses.reachable_urls("10.0.0.5", 9000) == ["http://10.0.0.5:9000"]
+    assert addresses.reachable_urls("0.0.0.0", 8000, "https://uno.example.org/") == ["https://uno.example.org"]
+
+
+def test_the_console_says_who_can_open_the_server(monkeypatch):
+    monkeypatch.setattr(addresses.psutil, "net_if_addrs", _interfaces("192.168.1.20"))
+    alone = _where(Settings(listen_host="127.0.0.1", listen_port=8000))
+    assert "http://127.0.0.1:8000/" in alone and "--host 0.0.0.0" in alone
+    shared = _where(Settings(listen_host="0.0.0.0", listen_port=8000))
+    assert "Friends can open: http://192.168.1.20:8000/" in shared
+
+
+@pytest.fixture(scope="module")
+def servers():
+    started = {"alone": ServerProcess().start(), "public": ServerProcess(public_url="https://uno.example.org").start()}
+    yield started
+    for proc in started.values():
+        assert "Traceback" not in proc.stop()
+
+
+def test_the_invite_says_when_only_this_computer_can_open_the_server(servers):
+    assert httpx.get(f"{servers['alone'].url}/api/invite").json() == {"urls": [], "local_only": True}
+    assert httpx.get(f"{servers['public'].url}/api/invite").json() == {
+        "urls": ["https://uno.example.org"], "local_only": False}
+
+
+def test_the_qr_code_carries_the_link(servers):
+    link = "http://192.168.1.20:8000/r/ABCDEF"
+    answer = httpx.get(f"{servers['alone'].url}/api/qr.svg", params={"text": link})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
+    assert answer.text == segno.make(link, error="m").svg_inline(scale=4, border=2, dark="#111", light="#fff")
+    too_long = httpx.get(f"{servers['alone'].url}/api/qr.svg", params={"text": "x" * 600})
+    assert too_long.status_code == 400
