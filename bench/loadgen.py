@@ -223,7 +223,8 @@ def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None 
     answers."""
     port = _free_port()
     environ = dict(os.environ, REDIS_URL=redis_url, RATE_BURST="1000000",
-               SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0", RATE_PER_S="1000000",
+               SOCKETS_PER_IP="0", FAILED_JOINS_PER_MIN="0", RATE_PER_S="1000000", ROOMS_PER_MIN="0",
+               JOINS_PER_MIN="0", MAX_ROOMS="0",
                LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}",
                # the caller's path after ours (instrumentation such as a sitecustomize)
                PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),

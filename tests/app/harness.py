@@ -100,7 +100,7 @@ class ServerProcess:
         self.env.update({"KEY_PREFIX": self.prefix, "BOT_DELAY_MS": "0", "BOT_CATCH_DELAY_MS": "200000",
                          "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT),
                          "RATE_BURST": "500", "RATE_PER_S": "500", "FAILED_JOINS_PER_MIN": "0",
-                         "SOCKETS_PER_IP": "0"})
+                         "SOCKETS_PER_IP": "0", "ROOMS_PER_MIN": "0", "JOINS_PER_MIN": "0"})
         # a database of its own, out of the work tree (a test that shares one says so)
         self.env["DATABASE_URL"] = (f"sqlite+aiosqlite:///{tempfile.gettempdir()}/"
                                     f"mercyless-test-{self.prefix}-{self.port}.sqlite3")
