@@ -71,7 +71,7 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
     for _ in range(20):
         code = new_code()
         try:
-            room, pid, token = lobby.new_room(code, name, body.rules, now)
+            room, pid, token = lobby.new_room(code, name, body.rules, now, _address(request))
         except Refused as refused:
             raise ApiError(400, refused.code, refused.message) from None
         room.version = 1

@@ -35,14 +35,17 @@ def _event(kind: EventKind, **data: Any) -> Event:
     return Event(kind, data)
 
 
-def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int) -> tuple[Room, str, str]:
-    """A room with its creator as host in seat 0; returns (room, player id, token)."""
+def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int,
+             address: str | None = None) -> tuple[Room, str, str]:
+    """A room with its creator (from ``address``) as host in seat 0; returns (room, player id,
+    token)."""
     try:
         checked = make_rules(rules)
     except RulesError as exc:
         raise Refused(Err.BAD_RULES, exc.message) from None
     pid, token = new_player_id(), new_token()
-    seat = Seat(pid, name, None, token_hash(token))
+    seat = Seat(pid, name, None, token_hash(token),
+                joined_from=address_key(code, address) if address is not None else None)
     room = Room(code=code, version=0, host=pid, created_ms=now_ms, rules=checked.to_dict(),
                 seats=[seat], updated_ms=now_ms)
     return room, pid, token
@@ -128,9 +131,11 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
         room.scores.pop(target, None)
     if not (isinstance(member, Seat) and member.bot and not member.away):
         room.barred.append(name_key(member.name))
-        if member.joined_from is not None:
+        # the address too, unless it is the host's own: friends at the host's home share it
+        host = room.seat(room.host) or room.spectator(room.host)
+        if member.joined_from is not None and (host is None or member.joined_from != host.joined_from):
             room.barred.append(member.joined_from)
-    return [_event(EventKind.LEFT, player=target, removed=True)]
+    return [_event(EventKind.LEFT, player=target, removed=True, by=player)]
 
 
 def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) -> list[Event]:
@@ -143,7 +148,7 @@ def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) ->
         room.locked = locked
     if readmit:
         room.barred = []
-    return [_event(EventKind.ROOM_CHANGED, locked=room.locked, readmitted=readmit)]
+    return [_event(EventKind.ROOM_CHANGED, locked=room.locked, readmitted=readmit, by=player)]
 
 
 def back_to_lobby(loaded: Loaded, player: str) -> list[Event]:
@@ -177,15 +182,16 @@ def _seat_spectators(room: Room) -> list[Event]:
 def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     room = loaded.room
     _verify_host_in_lobby(room, player)
-    if len(room.seats) < 2:
+    if len(room.seats) + min(len(room.spectators), MAX_SEATS - len(room.seats)) < 2:
         raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
+    events = _seat_spectators(room)  # a seat freed in the lobby goes to whoever waited for one
     if room.match_open:  # back from a round of this match: its next round
         room.match_open = False
-        return _next_round(loaded, now_ms)
+        return events + _next_round(loaded, now_ms)
     room.round = 0
     room.match += 1
     room.scores = {s.id: 0 for s in room.seats}
-    return _deal(loaded, dealer=len(room.seats) - 1, now_ms=now_ms)
+    return events + _deal(loaded, dealer=len(room.seats) - 1, now_ms=now_ms)
 
 
 def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.rooms import lobby
-from app.rooms.model import MATCH_OVER, ROUND_OVER, Loaded
+from app.rooms.model import MATCH_OVER, ROUND_OVER, Loaded, Spectator
+from app.rooms.outcomes import Refused
 from engine import make_rules, new_game
 
 # a first card's draw that takes the first player to the mercy limit ends a 2-seat round at once
@@ -65,3 +66,31 @@ def test_back_to_the_lobby_after_a_round_then_start_deals_the_next_round_of_the_
     lobby.start(loaded, host, 2000)
     assert room.match == match and room.round == 2 and room.dealer == (dealer + 1) % 3
     assert room.scores == {host: 120, bob: 0, cat: 0}
+
+
+def test_a_removed_stranger_is_barred_by_name_and_address_but_the_hosts_home_stays_open():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
+    loaded = Loaded(room)
+    zed = lobby.join(loaded, "Zed", address="203.0.113.50")[0]
+    kid = lobby.join(loaded, "Kid", address="198.51.100.7")[0]  # at the host's home
+    lobby.remove_seat(loaded, host, zed)
+    lobby.remove_seat(loaded, host, kid)
+    for name, address in (("zed", "192.0.2.1"), ("Other", "203.0.113.50"), ("KID", "192.0.2.2")):
+        with pytest.raises(Refused) as refused:
+            lobby.join(loaded, name, address=address)
+        assert refused.value.code == "barred"
+    lobby.join(loaded, "Mum", address="198.51.100.7")  # the host's address is not barred
+    lobby.set_room(loaded, host, None, True)
+    lobby.join(loaded, "Zed", address="203.0.113.50")
+
+
+def test_a_refused_start_changes_nothing_and_a_waiting_spectator_takes_a_freed_seat():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    with pytest.raises(Refused):
+        lobby.start(loaded, host, 1000)
+    assert room.status == "lobby" and room.round == 0 and room.match == 0
+    room.spectators.append(Spectator("p-waiting", "Wes", "hash"))  # came mid-round, the seats full then
+    events = lobby.start(loaded, host, 1000)
+    assert [s.id for s in room.seats] == [host, "p-waiting"] and room.spectators == []
+    assert events[0].kind.value == "joined"
