@@ -4,15 +4,21 @@ import { t } from "./i18n.js";
 
 /**
  * One line for `ev`, or null for events not worth a line. `name(id)` gives a display name;
- * `you` is the viewer's id. Returns {text, cls, cards} (cards: codes to show as chips).
+ * `you` is the viewer's id; `host` the id of who ran the room then (the host's own events, a
+ * removal or a lock, do not name them). Returns {text, cls, cards} (cards: codes to show as chips).
  */
-export function describe(ev, name, you) {
+export function describe(ev, name, you, host = null) {
   const p = ev.player ? name(ev.player) : "";
+  const by = host ? name(host) : t("ev.theHost");
   switch (ev.kind) {
     case "joined":
       return { text: t(ev.spectator ? "ev.joinedSpectator" : "ev.joined", { name: ev.name || p }), cls: "meta" };
     case "left":
-      return { text: t(ev.removed ? "ev.removed" : "ev.left", { p }), cls: "meta" };
+      return { text: ev.removed ? t("ev.removed", { p, by }) : t("ev.left", { p }), cls: "meta" };
+    case "lobby":
+      return { text: t("ev.lobby", { p }), cls: "meta" };
+    case "room_changed":
+      return { text: t(ev.readmitted ? "ev.readmitted" : ev.locked ? "ev.locked" : "ev.unlocked", { by }), cls: "meta" };
     case "bot_added":
       return { text: t("ev.bot_added", { name: ev.name || p, level: t(`level.${ev.level}`) }), cls: "meta" };
     case "started":

@@ -171,8 +171,17 @@ async function enterWith(call, code) {
         msg = t("err.code.notfound", { code });
         field = "code";
       } else if (err.code === "room_full") {
-        msg = t("err.code.full", { code });
+        // mid-round a joiner would watch: then it is the spectators' places that ran out
+        msg = t((await roomStatus(code)) === "playing" ? "err.code.watchFull" : "err.code.full", { code });
         field = "code";
+      } else if (err.code === "room_locked") {
+        msg = t("err.code.locked", { code });
+      } else if (err.code === "barred") {
+        msg = t("err.code.barred", { code });
+      } else if (err.code === "rate_limited") {
+        msg = t("err.rateLimited");
+      } else if (err.code === "server_full") {
+        msg = t("err.serverFull");
       } else if (err.code === "bad_name") {
         msg = t("err.name");
         field = "name";
@@ -182,5 +191,14 @@ async function enterWith(call, code) {
     setLanding({ ...landingState, busy: false, error: msg, errorField: field,
       ...(field === "code" ? { fromLink: false, invite: code } : {}) });
     renderLanding();
+  }
+}
+
+/** The room's status ("lobby", "playing", …), or null when it cannot be read. */
+async function roomStatus(code) {
+  try {
+    return (await Api.room(code)).status || null;
+  } catch {
+    return null;
   }
 }

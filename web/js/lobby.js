@@ -1,8 +1,10 @@
-// The lobby: the code large enough to read across a table, the invite link, seats, bots, rules.
+// The lobby: the code large enough to read across a table, the invite link and the room's lock,
+// seats (with the running scores between the rounds of a match), spectators, bots, rules.
 import { S, botLevel, isHost, name, send, toast } from "./core.js";
-import { h, replace } from "./dom.js";
+import { h, replace, svg } from "./dom.js";
 import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
+import { removeButton, spectatorList } from "./members.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
   "zero", "roulette_chooser"];
@@ -62,7 +64,7 @@ function avatar(id, label) {
 
 export { avatar };
 
-function seatItem(p, i, host) {
+function seatItem(p, i, host, scores) {
   const you = p.id === S.you;
   const li = h("li.seat", { class: you ? "is-you" : "", "data-player": p.id });
   li.append(h("span.seat-no", { "aria-hidden": "true" }, String(i + 1)));
@@ -73,14 +75,11 @@ function seatItem(p, i, host) {
   const badges = h("span.badges");
   if (p.id === S.view.room.host) badges.append(h("span.badge.badge-host", t("lobby.host")));
   if (p.bot) badges.append(h("span.badge.badge-bot", botLevel(p) ? t("lobby.bot", { level: t(`level.${botLevel(p)}`) }) : "Bot"));
+  if (scores) badges.append(h("span.badge.badge-score", t("table.score", { n: p.score })));
   li.append(badges);
   li.append(h("span.dot", { class: p.connected ? "on" : "off", role: "img", "aria-label": t(p.connected ? "online" : "offline"),
     title: t(p.connected ? "online" : "offline") }));
-  if (host && p.id !== S.view.room.host) {
-    li.append(h("button.icon-btn.remove", { type: "button", "aria-label": t("lobby.remove", { name: p.name }),
-      title: t("lobby.remove", { name: p.name }), "data-key": `remove:${p.id}`,
-      onclick: () => send("remove_seat", { player_id: p.id }) }, "×"));
-  }
+  if (host && p.id !== S.view.room.host) li.append(removeButton(p));
   return li;
 }
 
@@ -179,17 +178,19 @@ function build(stage) {
   const host = isHost();
   const codeEl = h("p.bigcode", { "aria-label": "" });
   const linkEl = h("code.invite-link");
+  const lockBox = h("div.roomlock");
   const invite = h("section.panel.invite", { "aria-labelledby": "invite-h" },
     h("h2#invite-h.label", t("lobby.code")),
     codeEl,
     h("div.invite-actions",
       h("button.btn.primary", { type: "button", "data-key": "copy", onclick: copyInvite }, t("lobby.share")),
       navigator.share ? h("button.btn", { type: "button", onclick: () => navigator.share({ title: "Mercyless", url: inviteUrl() }).catch(() => {}) }, t("lobby.shareNative")) : null),
-    linkEl);
+    linkEl, lockBox);
 
   const seatsH = h("h2#seats-h");
+  const matchNote = h("p.note.match-note", { hidden: true });
   const seatList = h("ol.seatlist");
-  const spect = h("div.spectators");
+  const spect = h("div.spectators-box");
   const level = h("select#bot-level", { "aria-label": t("lobby.botLevel") },
     ["easy", "normal", "hard"].map((l) => h("option", { value: l }, t(`level.${l}`))));
   level.value = localStorage.getItem("mercyless.botLevel") || "normal";
@@ -198,7 +199,7 @@ function build(stage) {
     h("button.btn", { type: "button", "data-key": "addbot", onclick: () => send("add_bot", { level: level.value }) }, `+ ${t("lobby.addBot")}`));
   const startBtn = h("button.btn.primary.big.start", { type: "button", "data-key": "start", onclick: () => send("start") }, t("lobby.start"));
   const startNote = h("p.note", { role: "status" });
-  const seats = h("section.panel.seats", { "aria-labelledby": "seats-h" }, seatsH, seatList, host ? addBot : null, spect,
+  const seats = h("section.panel.seats", { "aria-labelledby": "seats-h" }, seatsH, matchNote, seatList, host ? addBot : null, spect,
     h("div.startbar", host ? startBtn : null, startNote));
 
   const presetBox = h("div.presets", { role: "group", "aria-label": t("lobby.preset") });
@@ -227,7 +228,51 @@ function build(stage) {
 
   const root = h("div.lobby", h("div.lobby-side", invite, seats, historyPanel()), rules);
   replace(stage, root);
-  refs = { stage, root, host, codeEl, linkEl, seatsH, seatList, spect, startBtn, startNote, presetBtns, fields, deck };
+  refs = { stage, root, host, codeEl, linkEl, lockBox, seatsH, matchNote, seatList, spect, startBtn, startNote, presetBtns, fields,
+    deck };
+}
+
+// Which panel the lobby was reached from, per room and round: from round_over the match goes on
+// (start deals its next round), from match_over start begins a new match.
+const cameFrom = new Map();
+
+/** null in a new room's lobby, else "round_over" or "match_over": what the last round ended in. */
+function afterRound(view) {
+  const room = view.room;
+  if (!room.round) return null;
+  const key = `${room.code}:${room.round}`;
+  const prev = S.prev?.room;
+  if (prev && prev.code === room.code && prev.round === room.round && ["round_over", "match_over"].includes(prev.status)) {
+    cameFrom.set(key, prev.status);
+  }
+  if (cameFrom.has(key)) return cameFrom.get(key);
+  // opened in the lobby (a reload): the view does not say, but a won match has a score at its target
+  const rules = room.rules;
+  return rules.scoring && view.players.some((p) => p.score >= rules.target_score) ? "match_over" : "round_over";
+}
+
+const LOCK_ICON = '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round">'
+  + '<rect x="5" y="11" width="14" height="10" rx="2"/><path d="M8 11V8a4 4 0 0 1 8 0v3"/></svg>';
+
+/** The room's lock: a switch for the host (and the way back in for removed players), a note for others. */
+function renderLock(box, room, host) {
+  const locked = !!room.locked;
+  const state = t(locked ? "lobby.locked" : "lobby.open");
+  box.classList.toggle("is-locked", locked);
+  if (!host) {
+    replace(box, locked ? h("p.note.lock-note", svg(LOCK_ICON), state) : null);
+    return;
+  }
+  const resetOnError = (answer) => {
+    if (answer.type === "error") S.rerender?.();
+  };
+  replace(box,
+    h("label.lock-row", { for: "room-lock" },
+      h("input#room-lock.switch", { type: "checkbox", role: "switch", checked: locked, "aria-label": t("lobby.lock"),
+        "aria-describedby": "lock-state", onchange: (e) => send("set_room", { locked: e.target.checked }).then(resetOnError) }),
+      h("span.lock-text", h("b", t("lobby.lock")), h("small#lock-state", locked ? svg(LOCK_ICON) : null, state))),
+    room.removed > 0 ? h("button.btn.small.readmit", { type: "button", "data-key": "readmit",
+      onclick: () => send("set_room", { readmit: true }) }, t("lobby.readmit", { n: room.removed })) : null);
 }
 
 export function renderLobby(stage) {
@@ -243,13 +288,23 @@ export function renderLobby(stage) {
   refs.codeEl.replaceChildren(h("span", code.slice(0, 3)), h("span", code.slice(3)));
   refs.codeEl.setAttribute("aria-label", code.split("").join(" "));
   refs.linkEl.textContent = inviteUrl();
+  renderLock(refs.lockBox, room, host);
   refs.seatsH.textContent = t("lobby.seats", { n: view.players.length });
-  replace(refs.seatList, view.players.map((p, i) => seatItem(p, i, host)));
-  const spectators = room.spectators || [];
-  replace(refs.spect, spectators.length ? [h("h3", t("lobby.spectators")), h("ul", spectators.map((s) => h("li", s.name)))] : []);
+  // back from a round: the scores so far, and what starting does next
+  const after = afterRound(view);
+  const scores = !!after && !!room.rules.scoring;
+  refs.matchNote.hidden = !scores;
+  refs.matchNote.textContent = !scores ? "" : after === "match_over" ? t("lobby.afterMatch") : t("lobby.afterRound", { n: room.round });
+  replace(refs.seatList, view.players.map((p, i) => seatItem(p, i, host, scores)));
+  replace(refs.spect, spectatorList(room));
   const enough = view.players.length >= 2;
-  if (refs.startBtn) refs.startBtn.disabled = !enough;
-  refs.startNote.textContent = !enough ? t("lobby.needTwo") : host ? "" : t("lobby.waitHost", { name: name(room.host) });
+  if (refs.startBtn) {
+    refs.startBtn.disabled = !enough;
+    refs.startBtn.textContent = after === "round_over" ? t("lobby.startNext", { n: room.round + 1 })
+      : after === "match_over" ? t("lobby.startNewMatch") : t("lobby.start");
+  }
+  refs.startNote.textContent = !enough ? t("lobby.needTwo") : host ? ""
+    : t(after === "round_over" ? "lobby.waitHostNext" : "lobby.waitHost", { name: name(room.host) });
 
   const rules = room.rules;
   const match = presetMatch(rules);

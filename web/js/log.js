@@ -6,7 +6,7 @@ import { h, replace } from "./dom.js";
 import { describe } from "./events.js";
 
 const LOG_MAX = 250;
-const log = []; // {ev} or {text, cls}
+const log = []; // {ev, host} or {text, cls}
 
 export function clearLog() {
   log.length = 0;
@@ -18,7 +18,7 @@ export function lastLogText() {
 }
 
 function logLine(entry) {
-  const d = entry.ev ? describe(entry.ev, name, S.you) : entry;
+  const d = entry.ev ? describe(entry.ev, name, S.you, entry.host) : entry;
   if (!d) return null;
   const li = h("li", { class: d.cls || "" });
   const cards = d.cards || [];
@@ -34,7 +34,8 @@ function logLine(entry) {
 export function pushLog(entry) {
   const ol = document.getElementById("log");
   const last = log[log.length - 1];
-  const d = entry.ev ? describe(entry.ev, name, S.you) : entry;
+  if (entry.ev) entry.host ??= S.view?.room?.host ?? null; // who ran the room when it happened
+  const d = entry.ev ? describe(entry.ev, name, S.you, entry.host) : entry;
   if (!d) return;
   entry.text = d.text;
   const ticker = document.getElementById("ticker");

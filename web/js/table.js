@@ -20,6 +20,7 @@ export { onTableKey } from "./table/actions.js";
 const REACTIONS = ["gg", "thumbs_up", "wow", "lol", "ouch", "angry", "clap", "uno"];
 
 export function resetTable() {
+  T?.overFit?.disconnect();
   setTable(null);
 }
 

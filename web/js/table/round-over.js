@@ -1,9 +1,11 @@
-// The round-over and match-over panel: winner, reason, scores, the hands left, rematch.
+// The round-over and match-over panel: winner, reason, scores, the hands left, who watches, and
+// the host's next step (the next round or a new match, or back to the lobby).
 import { cardFace, sortHand } from "../cards.js";
 import { S, isHost, name, send } from "../core.js";
 import { h, replace } from "../dom.js";
 import { historyPanel } from "../history.js";
 import { lang, t } from "../i18n.js";
+import { spectatorList } from "../members.js";
 import { T } from "./state.js";
 
 // The panel lies over the table; the table grows to hold all of it (scores, cards left, the
@@ -11,6 +13,7 @@ import { T } from "./state.js";
 // that hid its end on a phone.
 function fitOverlay() {
   const fit = () => {
+    if (!T) return; // the table is gone (back to the lobby) and the panel with it
     const panel = T.overlay.firstElementChild;
     // the overlay's padding (16 px a side) and the table's own borders
     const extra = 32 + T.root.offsetHeight - T.root.clientHeight;
@@ -34,7 +37,8 @@ export function renderOverlay(v) {
     return;
   }
   const g = v.game;
-  const key = `${v.room.round}:${status}:${isHost()}:${v.room.host}:${lang()}:${v.players.map((p) => `${p.connected}`).join()}`;
+  const watchers = (v.room.spectators || []).map((s) => `${s.id}${s.connected ? "+" : "-"}`).join();
+  const key = `${v.room.round}:${status}:${isHost()}:${v.room.host}:${lang()}:${v.players.map((p) => `${p.connected}`).join()}:${watchers}`;
   if (T.overKey === key) return;
   const firstTime = !T.overKey || !T.overKey.startsWith(`${v.room.round}:${status}`);
   T.overKey = key;
@@ -56,14 +60,16 @@ export function renderOverlay(v) {
     h("ul", revealed.map(([id, cards]) => h("li", h("span.rv-name", name(id)),
       h("span.rv-cards", sortHand(cards).map((c) => cardFace(c, { size: "xs" }))))))) : null;
   const actions = isHost()
-    ? h("button.btn.primary.big.rematch", { type: "button", "data-key": "rematch", onclick: () => send("rematch") }, t(match ? "over.newMatch" : "over.rematch"))
-    : h("p.note", { role: "status" }, t("over.waitHost", { name: name(v.room.host) }));
+    ? [h("button.btn.primary.big.rematch", { type: "button", "data-key": "rematch", onclick: () => send("rematch") }, t(match ? "over.newMatch" : "over.rematch")),
+      h("button.btn.big.to-lobby", { type: "button", "data-key": "to-lobby", onclick: () => send("lobby") }, t("over.toLobby"))]
+    : h("p.note", { role: "status" }, t(match ? "over.waitHostMatch" : "over.waitHost", { name: name(v.room.host) }));
   const panel = h("section.over-panel", { class: match ? "match" : "", role: "region", "aria-labelledby": "over-h" },
     h("p.over-kicker", t(match ? "over.match" : "over.round", { n: v.room.round })),
     h("h2#over-h.over-title", { tabindex: "-1" }, big),
     h("p.over-reason", [t(`over.reason.${g.reason || "out"}`), rules.scoring ? ` · ${t("over.points", { n: g.points ?? 0 })}` : ""].join("")),
     rules.scoring ? h("div.scores", h("h3", t("over.scores", { target })), h("ol.score-list", rows)) : h("p.note", t("over.noScoring")),
     hands,
+    spectatorList(v.room),
     h("div.over-actions", actions),
     historyPanel());
   replace(T.overlay, panel);

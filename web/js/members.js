@@ -1,0 +1,48 @@
+// The host's hold on who is in the room: removing a seat or a spectator (a human is asked about
+// first: the server bars them until the host lets removed players back in) and the list of
+// spectators, shown in the lobby and on the round-over panel.
+import { S, isHost, send } from "./core.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** Remove a seat or a spectator: a bot at once, a person after a confirm. */
+export function removeMember(member) {
+  if (member.bot) {
+    send("remove_seat", { player_id: member.id });
+    return;
+  }
+  const dlg = h("dialog.dlg.dlg-confirm", { "aria-labelledby": "remove-h", "aria-describedby": "remove-d" },
+    h("div.dlg-body",
+      h("h2#remove-h.dlg-title", t("lobby.removeTitle", { name: member.name })),
+      h("p#remove-d.dlg-desc", t("lobby.removeConfirm", { name: member.name })),
+      h("div.dlg-actions",
+        h("button.btn.ghost", { type: "button", onclick: () => dlg.close() }, t("common.cancel")),
+        h("button.btn.danger", { type: "button", "data-key": "remove-yes", onclick: () => {
+          dlg.close();
+          send("remove_seat", { player_id: member.id });
+        } }, t("lobby.removeYes")))));
+  dlg.addEventListener("close", () => dlg.remove());
+  document.body.append(dlg);
+  dlg.showModal();
+}
+
+/** The × that removes `member` (for the host). */
+export function removeButton(member) {
+  const label = t("lobby.remove", { name: member.name });
+  return h("button.icon-btn.remove", { type: "button", "aria-label": label, title: label, "data-key": `remove:${member.id}`,
+    onclick: () => removeMember(member) }, "×");
+}
+
+/** "Watching": the spectators, each with a × for the host; null when nobody watches. */
+export function spectatorList(room) {
+  const spectators = room.spectators || [];
+  if (!spectators.length) return null;
+  const host = isHost();
+  return h("div.spectators",
+    h("h3", t("lobby.spectators")),
+    h("ul.spectator-list", spectators.map((s) => h("li.spectator", { "data-player": s.id, class: s.id === S.you ? "is-you" : "" },
+      h("span.spectator-name", s.name, s.id === S.you ? h("span.tag", ` (${t("lobby.you")})`) : null),
+      h("span.dot", { class: s.connected ? "on" : "off", role: "img", "aria-label": t(s.connected ? "online" : "offline"),
+        title: t(s.connected ? "online" : "offline") }),
+      host ? removeButton(s) : null))));
+}
