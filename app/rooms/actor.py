@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from typing import Any
 
 import orjson
@@ -32,6 +33,9 @@ from engine import Event
 EXPIRY_MARGIN_MS = 2000  # Redis's clock and ours differ a little; a tick must find the room gone
 log = logging.getLogger("mercyless.room")
 MAX_RETRIES = 8
+#: events a welcome carries (protocol addition ``welcome.log``), so a player who reloads or
+#: comes back, or a spectator who just came, sees what happened lately
+RECENT_EVENTS = 40
 
 
 class RoomActor:
@@ -41,6 +45,9 @@ class RoomActor:
         self.loaded: Loaded | None = None
         self.inbox: asyncio.Queue[Intent] = asyncio.Queue()
         self.task = asyncio.create_task(self._loop(), name=f"room-{code}")
+        # what this process saw of the room lately (kept in memory: a process that just took the
+        # room over starts with none)
+        self.recent: deque[Event] = deque(maxlen=RECENT_EVENTS)
         self._kind = "tick"
 
     def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
@@ -261,13 +268,14 @@ class RoomActor:
 
     def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False,
                answering: Intent | None = None, answer: dict[str, Any] | None = None) -> None:
+        self.recent.extend(events)
         fanout.fanout(self.services.sockets.get(self.code), loaded, events, now, self.services.origin,
-                      behind_only, answering, answer)
+                      self.recent, behind_only, answering, answer)
 
     def welcome(self, conn: RoomSocket) -> None:
         """Send ``conn`` the whole view at the current version (hello, sync)."""
         if self.loaded is not None:
-            fanout.welcome(conn, self.loaded, self.services.clock.now_ms())
+            fanout.welcome(conn, self.loaded, self.services.clock.now_ms(), self.recent)
 
     def after_no_change(self) -> None:
         """Connections that still wait for their first view get it now."""

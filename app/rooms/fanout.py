@@ -9,6 +9,7 @@ the public part is diffed once per fan-out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -22,12 +23,13 @@ from engine import Event
 
 
 def fanout(conns: dict[str, RoomSocket] | None, loaded: Loaded, events: list[Event], now: int,
-           origin: str, behind_only: bool = False, answering: Intent | None = None,
-           answer: dict[str, Any] | None = None) -> None:
+           origin: str, recent: Iterable[Event] = (), behind_only: bool = False,
+           answering: Intent | None = None, answer: dict[str, Any] | None = None) -> None:
     """Send each of the room's sockets ``conns`` its update (``behind_only``: only those that
     have not seen ``loaded``'s version yet); ``answering``'s socket gets ``answer`` behind its
     patch, in the same write. A socket whose player is gone from the room, or said hello on
-    another process (``origin`` is this one), is closed instead."""
+    another process (``origin`` is this one), is closed instead. A welcome carries ``recent``
+    events."""
     if not conns:
         return
     room = loaded.room
@@ -56,7 +58,7 @@ def fanout(conns: dict[str, RoomSocket] | None, loaded: Loaded, events: list[Eve
     for conn in targets:
         view = views[conn.player]
         if conn.view is None or conn.version != version - 1:
-            frame = welcome_frame(conn.player, version, now, view)
+            frame = welcome_frame(conn.player, version, now, view, recent)
         else:
             key = conn.player if conn.player in owners else None
             seen = wire.get(key)
@@ -74,17 +76,20 @@ def fanout(conns: dict[str, RoomSocket] | None, loaded: Loaded, events: list[Eve
         conn.version = version
 
 
-def welcome(conn: RoomSocket, loaded: Loaded, now: int) -> None:
+def welcome(conn: RoomSocket, loaded: Loaded, now: int, recent: Iterable[Event] = ()) -> None:
     """Send ``conn`` the whole view at the room's current version (hello, sync)."""
     room = loaded.room
     public, views = room_views(loaded, (conn.player,), now)
     view = views[conn.player]
-    conn.send(welcome_frame(conn.player, room.version, now, view))
+    conn.send(welcome_frame(conn.player, room.version, now, view, recent))
     conn.view = view
     conn.public = public
     conn.version = room.version
 
 
-def welcome_frame(player: str, version: int, now: int, view: dict[str, Any]) -> bytes:
-    """protocol.md ``welcome``: ``player``'s whole view at ``version``."""
-    return orjson.dumps({"type": "welcome", "you": player, "version": version, "now": now, "state": view})
+def welcome_frame(player: str, version: int, now: int, view: dict[str, Any],
+                  recent: Iterable[Event] = ()) -> bytes:
+    """protocol.md ``welcome``: ``player``'s whole view at ``version``, and the events of late
+    (``log``, oldest first, as ``player`` may see them)."""
+    return orjson.dumps({"type": "welcome", "you": player, "version": version, "now": now, "state": view,
+                         "log": [e.to_wire(player) for e in recent]})

@@ -578,3 +578,25 @@ async def test_a_room_left_to_bots_makes_the_next_newcomer_its_host(server):
     await ok(cat, {"type": "rematch"})
     await cat.until_view(lambda v: v["room"]["round"] == 2 and cat.you in [p["id"] for p in v["players"]])
     await cat.close()
+
+
+async def test_a_welcome_carries_what_happened_lately_as_its_player_may_see_it(server):
+    ann, bob = await started(server, ["Ann", "Bob"], {"deck": FIVES, **CALM})
+    await ok(ann, {"type": "play", "card": ann.view["hand"][0]})
+    await ok(bob, {"type": "draw"})
+    await level([ann, bob])
+    await bob.close()
+    back = await Client(server, ann.code, bob.token).connect()  # a reload
+    log = back.messages[0]["log"]
+    kinds = [e["kind"] for e in log]
+    assert kinds.index("started") < kinds.index("played") < kinds.index("drew")
+    assert next(e for e in log if e["kind"] == "drew")["cards"]  # Bob's own draw, with its card
+    seen = len(ann.messages)
+    await ok(ann, {"type": "sync"})
+    if not any(m["type"] == "welcome" for m in ann.messages[seen:]):
+        await ann.until(lambda m: m["type"] == "welcome")
+    welcome = next(m for m in ann.messages[seen:] if m["type"] == "welcome")
+    drew = next(e for e in welcome["log"] if e["kind"] == "drew")
+    assert drew["player"] == bob.you and "cards" not in drew  # not Ann's to see
+    for c in (ann, back):
+        await c.close()
