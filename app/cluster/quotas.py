@@ -57,5 +57,9 @@ class Quotas:
         return int(count) < max_rooms
 
     async def room_created(self, code: str, now_ms: int) -> None:
+        """Count the new room; the index lives as long as the newest room would (idle)."""
         with contextlib.suppress(RedisError):
-            await self.store.redis.zadd(self._rooms_key, {code: now_ms})
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self._rooms_key, {code: now_ms})
+                pipe.pexpire(self._rooms_key, self.store.ttl_ms)
+                await pipe.execute()

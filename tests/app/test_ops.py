@@ -37,14 +37,16 @@ async def test_every_key_of_a_room_shares_its_cluster_hash_tag():
         assert room_keys and all(re.fullmatch(rf"{re.escape(server.prefix)}:\{{{code}\}}:\w+", k)
                                  for k in room_keys), keys
         # the only keys without a room's tag are the indexes (each used one command at a time):
-        # deadlines, the history writer's, the live processes and the rooms each one holds
+        # deadlines, the history writer's, the live processes and the rooms each one holds, the
+        # rooms created lately (the bound on rooms held)
         others = set(keys) - set(room_keys)
         node_rooms = {k for k in others if re.fullmatch(rf"{re.escape(server.prefix)}:node:\w+:rooms", k)}
         assert len(node_rooms) == 1 and r.smembers(next(iter(node_rooms))) == {code.encode()}
         assert r.pttl(next(iter(node_rooms))) > 0
         assert others - node_rooms <= {f"{server.prefix}:deadlines", f"{server.prefix}:history",
                                        f"{server.prefix}:history:lease",
-                                       f"{server.prefix}:nodes"}
+                                       f"{server.prefix}:nodes", f"{server.prefix}:rooms:created"}
+        assert r.pttl(f"{server.prefix}:rooms:created") > 0
         # every room key expires
         assert all(r.pttl(k) > 0 for k in room_keys)
         await ann.close()

@@ -425,7 +425,7 @@ def audit(c: Client, hidden: list[str], others_held: dict[int, set[str]]) -> int
         before = view
         if m["type"] == "welcome":
             assert m["you"] == me
-            view, events = m["state"], []
+            view, events = m["state"], m["log"]  # what happened lately, checked as any event
         else:
             assert view is not None
             view, events = jsonpatch.apply_patch(view, m["ops"]), m["events"]
