@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     answers_kept: int = 4096
 
     # the HTTP edge (docs/deploy.md "Settings that matter in production")
+    # addresses of the proxies whose X-Forwarded-For names the client (uvicorn's
+    # forwarded_allow_ips: comma-separated addresses or networks, "*" = any peer)
+    forwarded_allow_ips: str = "127.0.0.1,::1"
     api_docs: bool = False  # /docs, /redoc and /openapi.json
     metrics: bool = False  # GET /metrics (Prometheus)
     max_body_bytes: int = Field(default=16_384, gt=0)  # a request's body; larger: 413
