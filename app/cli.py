@@ -32,6 +32,7 @@ def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> Non
     benchmarks' echoes, bench/serve.py)."""
     import uvicorn
 
+    from app.api.edge import guarded_protocol
     from app.core.settings import get_settings
     from app.main import create_app
     from app.transport.serving import QuietServer
@@ -45,7 +46,13 @@ def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> Non
         # uvicorn 0.50): the one the benchmarks measure, and the one RawSocket.write_frames uses
         ws="websockets-sansio", ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
         ws_ping_interval=settings.ws_ping_interval_s, ws_ping_timeout=settings.ws_ping_timeout_s,
-        timeout_graceful_shutdown=5, access_log=False, proxy_headers=True)
+        timeout_graceful_shutdown=5, access_log=False,
+        # the client's address from X-Forwarded-For only when the peer is a proxy the
+        # deployment trusts (FORWARDED_ALLOW_IPS; the per-address limits count by it)
+        proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,
+        # httptools, with a deadline for each request to arrive and a bound on its head
+        # (app/api/edge.py); the body's bound is the app's (MAX_BODY_BYTES)
+        http=guarded_protocol(settings.request_read_timeout_s, settings.max_header_bytes))
     server = QuietServer(config)
     server.run()
     if not server.started:  # as uvicorn.run: the port was taken, the app failed to start

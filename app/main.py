@@ -18,6 +18,7 @@ from starlette.types import Receive, Scope, Send
 from app.api import history as api_history
 from app.api import invite as api_invite
 from app.api import rooms as api
+from app.api.edge import HttpEdge
 from app.api.rooms import ApiError, error_response
 from app.cluster.hub import Hub
 from app.core.clock import Clock
@@ -44,14 +45,22 @@ class MercylessApp(FastAPI):
     """FastAPI, with the game's sockets (``/ws/{code}``) answered before its middleware and
     router: a socket is open for a whole game night, and each layer it would wait in costs
     memory, collector time and a hop per frame (app.transport.asgi). Middleware added to this app
-    therefore does not see game sockets."""
+    therefore does not see game sockets. Every other request passes the HTTP edge first
+    (app.api.edge: security headers on every answer, the body's size)."""
+
+    edge: HttpEdge | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         code = game_socket_code(scope)
         if code is not None:
             await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
+        elif self.edge is not None and scope["type"] == "http":
+            await self.edge(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
+
+    async def _routed(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await super().__call__(scope, receive, send)
 
     def stopping(self) -> None:
         """The server got its stop signal and is about to close the sockets (app.transport.serving)."""
@@ -107,8 +116,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await close_redis()
             await db.dispose()
 
-    app = MercylessApp(title="Mercyless", version="0.1.0", lifespan=lifespan)
+    # the API's generated pages only when asked for (API_DOCS): they list every route to anyone
+    docs = settings.api_docs
+    app = MercylessApp(title="Mercyless", version="0.1.0", lifespan=lifespan,
+                       docs_url="/docs" if docs else None, redoc_url="/redoc" if docs else None,
+                       openapi_url="/openapi.json" if docs else None)
     app.state.settings = settings
+    app.edge = HttpEdge(app._routed, settings.max_body_bytes)
     app.include_router(api.router)
     app.include_router(api_history.router)
     app.include_router(api_invite.router)
@@ -125,13 +139,18 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc.detail))
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code,
+                                                                                   "http_error")
+        response = error_response(exc.status_code, code, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        return response
 
-    @app.get("/metrics", include_in_schema=False)
-    async def metrics(request: Request) -> Response:
-        body, content_type = request.app.state.hub.metrics.render()
-        return Response(body, media_type=content_type)
+    if settings.metrics:  # (METRICS; docs/deploy.md: keep it off the public side)
+
+        @app.get("/metrics", include_in_schema=False)
+        async def metrics(request: Request) -> Response:
+            body, content_type = request.app.state.hub.metrics.render()
+            return Response(body, media_type=content_type)
 
     index = WEB_DIR / "index.html"
 

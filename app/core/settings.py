@@ -79,6 +79,18 @@ class Settings(BaseSettings):
     sockets_per_ip: int = 64  # open WebSockets per client address; 0 = no limit
     answers_kept: int = 4096
 
+    # the HTTP edge (docs/deploy.md "Settings that matter in production")
+    # addresses of the proxies whose X-Forwarded-For names the client (uvicorn's
+    # forwarded_allow_ips: comma-separated addresses or networks, "*" = any peer)
+    forwarded_allow_ips: str = "127.0.0.1,::1"
+    api_docs: bool = False  # /docs, /redoc and /openapi.json
+    metrics: bool = False  # GET /metrics (Prometheus)
+    max_body_bytes: int = Field(default=16_384, gt=0)  # a request's body; larger: 413
+    max_header_bytes: int = Field(default=16_384, gt=0)  # a request's line and headers; larger: 431
+    # a request's line, headers and body must arrive within this of its first byte (a new
+    # connection's first request: of connecting), or the connection is closed (slowloris)
+    request_read_timeout_s: float = Field(default=10.0, gt=0)
+
 
 @lru_cache
 def get_settings() -> Settings:

@@ -36,10 +36,14 @@ class Match(Base):
 
 class Round(Base):
     __tablename__ = "rounds"
-    __table_args__ = (UniqueConstraint("uid", name="uq_round_uid"),)
+    __table_args__ = (UniqueConstraint("uid", name="uq_round_uid"),
+                      UniqueConstraint("public_id", name="uq_round_public_id"))
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)  # never on the wire
     uid: Mapped[str] = mapped_column(String(64))  # room code + round number + start: idempotent writes
+    # the round's id on the wire: random (app.history.writer.new_public_id), so rounds cannot
+    # be walked; ids are not credentials, the routes still ask for one (app/api/history.py)
+    public_id: Mapped[str] = mapped_column(String(32))
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
     room_code: Mapped[str] = mapped_column(String(6), index=True)
     number: Mapped[int] = mapped_column(Integer)
@@ -75,6 +79,22 @@ class RoundSeat(Base):
     score_after: Mapped[int] = mapped_column(Integer)
 
     round: Mapped[Round] = relationship(back_populates="seats")
+
+
+class HistoryShare(Base):
+    """A night's record shared on purpose by its host: whoever has ``share_id`` reads the
+    rounds of ``room_code`` that started from ``since_ms`` on (the room's creation, so rounds of
+    an earlier room that had the same code are left out), without the room's code."""
+
+    __tablename__ = "history_shares"
+    __table_args__ = (UniqueConstraint("share_id", name="uq_history_share_id"),
+                      UniqueConstraint("room_code", "since_ms", name="uq_history_share_room"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    share_id: Mapped[str] = mapped_column(String(32))
+    room_code: Mapped[str] = mapped_column(String(6))
+    since_ms: Mapped[int] = mapped_column(BigInteger)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 class RoundRecord(Base):

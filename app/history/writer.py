@@ -43,10 +43,16 @@ def _match_row(code: str, entry: dict[str, Any]) -> dict[str, Any]:
             "started_ms": record["start_ms"]}
 
 
+def new_public_id() -> str:
+    """A round's id on the wire: 128 random bits, URL-safe (22 characters)."""
+    return secrets.token_urlsafe(16)
+
+
 def _round_row(code: str, entry: dict[str, Any], match_id: int) -> dict[str, Any]:
     """The columns of a finished round's row."""
     record = entry["record"]
-    return {"uid": entry["uid"], "match_id": match_id, "room_code": code, "number": entry["round"],
+    return {"uid": entry["uid"], "public_id": new_public_id(), "match_id": match_id,
+            "room_code": code, "number": entry["round"],
             "seed": record["seed"], "dealer": record["players"][record["dealer"]],
             "winner": entry["winner"], "reason": entry.get("reason"), "points": entry.get("points", 0),
             "eliminations": sum(1 for seat in entry["seats"] if seat["eliminated"]),
@@ -353,22 +359,30 @@ class HistoryWriter:
 
 # -- reading the record back --------------------------------------------------------------------
 
-async def room_history(sessions: async_sessionmaker, code: str) -> dict[str, Any] | None:
+async def room_history(sessions: async_sessionmaker, code: str, since_ms: int = 0,
+                       with_room: bool = True) -> dict[str, Any] | None:
+    """The matches of room ``code`` and their rounds that started from ``since_ms`` on (a room
+    that had the same code before is left out: see ``app/api/history.py``); ``with_room``:
+    name the room (a shared record does not)."""
     async with sessions() as session:
         matches = (await session.scalars(
             select(Match).where(Match.room_code == code).order_by(Match.number)
             .options(selectinload(Match.rounds).selectinload(Round.seats)))).all()
-    if not matches:
+    shown = [(m, [r for r in m.rounds if r.started_ms >= since_ms]) for m in matches]
+    shown = [(m, rounds) for m, rounds in shown if rounds]
+    if not shown:
         return None
-    return {"code": code, "matches": [{
+    found: dict[str, Any] = {"code": code} if with_room else {}
+    found["matches"] = [{
         "number": m.number, "started_ms": m.started_ms, "ended_ms": m.ended_ms,
         "winner": m.winner, "winner_name": m.winner_name, "target_score": m.rules.get("target_score"),
-        "rounds": [round_summary(r) for r in m.rounds]} for m in matches]}
+        "rounds": [round_summary(r, with_room) for r in rounds]} for m, rounds in shown]
+    return found
 
 
-def round_summary(r: Round) -> dict[str, Any]:
-    return {
-        "id": r.id, "room": r.room_code, "number": r.number, "winner": r.winner, "reason": r.reason,
+def round_summary(r: Round, with_room: bool = True) -> dict[str, Any]:
+    summary = {
+        "id": r.public_id, "room": r.room_code, "number": r.number, "winner": r.winner, "reason": r.reason,
         "points": r.points, "eliminations": r.eliminations, "started_ms": r.started_ms,
         "ended_ms": r.ended_ms, "duration_ms": r.duration_ms, "actions": r.action_count,
         "match_over": r.match_over,
@@ -376,12 +390,16 @@ def round_summary(r: Round) -> dict[str, Any]:
                    "final_cards": s.final_cards, "eliminated": s.eliminated,
                    "score": s.score_after} for s in r.seats],
     }
+    if not with_room:
+        del summary["room"]
+    return summary
 
 
-async def load_round(sessions: async_sessionmaker, round_id: int) -> Round | None:
+async def load_round(sessions: async_sessionmaker, public_id: str) -> Round | None:
+    """The round whose wire id is ``public_id`` (``Round.public_id``)."""
     async with sessions() as session:
         return await session.scalar(
-            select(Round).where(Round.id == round_id)
+            select(Round).where(Round.public_id == public_id)
             .options(selectinload(Round.seats), selectinload(Round.record)))
 
 

@@ -57,8 +57,13 @@ async def _play_rounds(server: ServerProcess, rounds: int, seed: int) -> tuple[s
     return await _play_rounds_in(server, host["code"], host["token"], rounds, seed, ("easy", "normal"))
 
 
-async def _history(server: ServerProcess, code: str, rounds: int, timeout: float = 30) -> dict:
-    async with httpx.AsyncClient(base_url=server.url) as http:
+def bearer(token: str) -> dict[str, str]:
+    """The header the history routes take a member's token in (app/api/history.py)."""
+    return {"authorization": f"Bearer {token}"}
+
+
+async def _history(server: ServerProcess, code: str, token: str, rounds: int, timeout: float = 30) -> dict:
+    async with httpx.AsyncClient(base_url=server.url, headers=bearer(token)) as http:
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             body = (await http.get(f"/api/rooms/{code}/history")).json()
@@ -74,14 +79,14 @@ async def test_a_night_is_recorded_and_every_round_replays(database):
     server = ServerProcess(redis="fake", database_url=url).start()
     try:
         code, ann = await _play_rounds(server, 3, seed=4)
-        body = await _history(server, code, 3)
+        body = await _history(server, code, ann.token, 3)
         rounds = [r for m in body["matches"] for r in m["rounds"]]
         assert [r["number"] for r in rounds] == [1, 2, 3]
         scores = {p["id"]: p["score"] for p in ann.view["players"]}
         last = rounds[-1]
         assert {s["id"]: s["score"] for s in last["seats"]} == scores  # running scores
         assert all(r["winner"] in {s["id"] for s in r["seats"]} for r in rounds)
-        async with httpx.AsyncClient(base_url=server.url) as http:
+        async with httpx.AsyncClient(base_url=server.url, headers=bearer(ann.token)) as http:
             one = (await http.get(f"/api/rounds/{rounds[0]['id']}")).json()
             assert one["number"] == 1 and len(one["seats"]) == 3
             rep = (await http.get(f"/api/rounds/{rounds[0]['id']}/replay")).json()
@@ -173,7 +178,7 @@ async def test_a_database_outage_mid_night_delays_the_record_but_loses_nothing()
             ready = await http.get("/readyz")
             assert ready.status_code == 503 and ready.json()["database"] is False
         proxy.restore()
-        body = await _history(server, code, 2, timeout=60)
+        body = await _history(server, code, host["token"], 2, timeout=60)
         rounds = [r for m in body["matches"] for r in m["rounds"]]
         assert [r["number"] for r in rounds] == [1, 2]
         await ann.close()
@@ -649,12 +654,13 @@ async def test_a_record_that_no_longer_replays_gets_a_clear_refusal(tmp_path):
     """A stored round with a step the engine refuses (here by a player it does not seat; a
     round of an older engine that went past today's move limit is refused the same way): its
     summary is served, its replay is a 409 with a stable code, not a server error."""
-    from types import SimpleNamespace
+    from sqlalchemy import select
 
-    from app.api.history import round_detail, round_replay
+    from app.api.history import _replay
     from app.api.rooms import ApiError
     from app.history.db import make_engine, sessions
-    from app.history.writer import write_round
+    from app.history.models import Round
+    from app.history.writer import load_round, round_summary, write_round
     from engine import Action, ActionKind, Record, make_rules, new_game
 
     rules = make_rules({"turn_timer_s": 0})
@@ -668,10 +674,12 @@ async def test_a_record_that_no_longer_replays_gets_a_clear_refusal(tmp_path):
     engine = make_engine(url)
     made = sessions(engine)
     round_id = await write_round(made, "DDDD", entry)
-    request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(db_sessions=made)))
-    assert (await round_detail(round_id, request))["id"] == round_id
+    async with made() as session:
+        public_id = await session.scalar(select(Round.public_id).where(Round.id == round_id))
+    row = await load_round(made, public_id)
+    assert round_summary(row)["id"] == public_id
     with pytest.raises(ApiError) as refused:
-        await round_replay(round_id, request)
+        _replay(row, with_room=True)
     await engine.dispose()
     assert refused.value.status == 409 and refused.value.code == "replay_unavailable"
 

@@ -78,7 +78,7 @@ def test_models_and_migrations_agree(kind, tmp_path):
 
 
 async def test_metrics_count_rooms_actions_and_errors():
-    server = ServerProcess(redis="fake").start()
+    server = ServerProcess(redis="fake", metrics="true").start()
     try:
         host = server.create("Ann")
         ann = await Client(server, host["code"], host["token"]).connect()

@@ -14,7 +14,7 @@ import websockets
 
 from .harness import Client, ServerProcess, real_redis_available
 
-FAST = {"relay_ping_ms": 200, "relay_silence_ms": 1500}
+FAST = {"relay_ping_ms": 200, "relay_silence_ms": 1500, "metrics": "true"}
 
 
 def metric(server: ServerProcess, name: str) -> float:
@@ -159,8 +159,8 @@ async def test_when_the_relaying_process_dies_its_players_are_disconnected(pair)
 async def test_with_relaying_off_each_process_serves_its_own_sockets():
     if not real_redis_available():
         pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-    home = ServerProcess(redis="real", relay_sockets="false").start()
-    edge = ServerProcess(redis="real", prefix=home.prefix, relay_sockets="false").start()
+    home = ServerProcess(redis="real", relay_sockets="false", metrics="true").start()
+    edge = ServerProcess(redis="real", prefix=home.prefix, relay_sockets="false", metrics="true").start()
     try:
         ann, bob = await seated(home, edge)
         await metric_becomes(edge, "mercyless_sockets", 1)

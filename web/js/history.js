@@ -1,12 +1,12 @@
 // The night's scores (GET /api/rooms/{code}/history) and a step-by-step replay of a finished round
-// (GET /api/rounds/{id}/replay). The panel is one element kept across renders: the lobby and the
-// round-over overlay both show it.
+// (GET /api/rounds/{id}/replay), both asked with this player's token for the room. The panel is one
+// element kept across renders: the lobby and the round-over overlay both show it.
 import { cardFace, cardName, colorName } from "./cards.js";
 import { S, name } from "./core.js";
 import { h, replace } from "./dom.js";
 import { describe } from "./events.js";
 import { t } from "./i18n.js";
-import { Api } from "./net.js";
+import { Api, Seats } from "./net.js";
 
 const SHOWN = ["lobby", "round_over", "match_over"];
 const RETRY_MS = 700;
@@ -51,6 +51,11 @@ export function syncHistory() {
   load(key, 0);
 }
 
+/** The room's token this browser holds (the socket's, else the stored seat's). */
+function token(code) {
+  return S.sock && S.sock.code === code ? S.sock.token : Seats.get(code)?.token;
+}
+
 function lastRoundNumber(d) {
   const m = d?.matches?.[d.matches.length - 1];
   const r = m?.rounds?.[m.rounds.length - 1];
@@ -62,7 +67,7 @@ async function load(key, attempt) {
   loading = !data;
   draw();
   try {
-    const got = await Api.history(code);
+    const got = await Api.history(code, token(code));
     if (fetchedKey !== key || S.code !== code) return;
     data = got;
   } catch {
@@ -134,7 +139,7 @@ async function openReplay(id) {
   dlg.showModal();
   let rep;
   try {
-    rep = await Api.replay(id);
+    rep = await Api.replay(id, token(S.code));
   } catch {
     replace(body, h("h2#replay-h.dlg-title", t("hist.replayTitle", { n: "?" })), h("p.form-error", { role: "alert" }, t("hist.failed")),
       h("div.dlg-actions", h("button.btn.ghost", { type: "button", onclick: () => dlg.close() }, t("hist.close"))));

@@ -30,12 +30,14 @@ export class ApiError extends Error {
   }
 }
 
-async function api(method, path, body) {
+async function api(method, path, body, token) {
+  const headers = body ? { "content-type": "application/json" } : {};
+  if (token) headers.authorization = `Bearer ${token}`; // a header, never the URL (protocol.md)
   let res;
   try {
     res = await fetch(path, {
       method,
-      headers: body ? { "content-type": "application/json" } : {},
+      headers,
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {
@@ -59,8 +61,9 @@ export const Api = {
   join: (code, name) => api("POST", `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
   room: (code) => api("GET", `/api/rooms/${encodeURIComponent(code)}`),
   rules: () => api("GET", "/api/rules"),
-  history: (code) => api("GET", `/api/rooms/${encodeURIComponent(code)}/history`),
-  replay: (id) => api("GET", `/api/rounds/${encodeURIComponent(id)}/replay`),
+  // the night's record needs the room's token (docs/server.md "Protocol additions")
+  history: (code, token) => api("GET", `/api/rooms/${encodeURIComponent(code)}/history`, null, token),
+  replay: (id, token) => api("GET", `/api/rounds/${encodeURIComponent(id)}/replay`, null, token),
 };
 
 // -- tokens, one per room, kept across reloads ------------------------------------------------
