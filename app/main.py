@@ -154,8 +154,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     index = WEB_DIR / "index.html"
 
-    @app.get("/r/{code}", include_in_schema=False)
-    async def invite(code: str) -> FileResponse:
+    @app.get("/r/{code:path}", include_in_schema=False)
+    async def invite(code: str) -> FileResponse:  # the client says what is wrong with a bad code
         return FileResponse(index)
 
     if WEB_DIR.is_dir():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import segno
@@ -11,6 +12,14 @@ from app.core.addresses import reachable_urls
 
 router = APIRouter()
 QR_TEXT_MAX = 512
+
+
+def qr_svg(text: str) -> bytes:
+    """A standalone SVG document (with its namespace: a browser draws it in an ``<img>``)."""
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", xmldecl=False, scale=4, border=2, dark="#111",
+                                     light="#fff")
+    return out.getvalue()
 
 
 @router.get("/api/invite")
@@ -25,5 +34,5 @@ async def invite(request: Request) -> dict[str, Any]:
 @router.get("/api/qr.svg", include_in_schema=False)
 async def qr_code(text: str = Query(min_length=1, max_length=QR_TEXT_MAX)) -> Response:
     """``text`` as a QR code (SVG): the lobby shows the invite link this way."""
-    svg = segno.make(text, error="m").svg_inline(scale=4, border=2, dark="#111", light="#fff")
-    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
+    return Response(qr_svg(text), media_type="image/svg+xml",
+                    headers={"Cache-Control": "public, max-age=86400"})
