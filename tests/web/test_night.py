@@ -106,7 +106,8 @@ def test_a_name_of_only_an_invisible_character_says_what_is_wrong(pages, web_ser
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_the_lobby_shows_the_invite_link_its_qr_code_and_a_local_only_warning(pages, web_server, viewport, artifacts):
+def test_the_lobby_shows_the_invite_link_its_qr_code_and_a_local_only_warning(pages, web_server, viewport,
+                                                                              artifacts):
     # the test server listens on 127.0.0.1 only: /api/invite has no url, the link only works here
     page = new_page(pages, viewport)
     code = create_room(page, "Ann")
@@ -118,7 +119,8 @@ def test_the_lobby_shows_the_invite_link_its_qr_code_and_a_local_only_warning(pa
     drawn = page.locator(".invite-qr img:not([hidden]), .invite-qr svg.qr-inline")
     expect(drawn).to_be_visible()
     page.wait_for_function("""() => { const img = document.querySelector('.invite-qr img');
-      return (!img.hidden && img.naturalWidth > 0) || !!document.querySelector('.invite-qr svg.qr-inline path'); }""")
+      return (!img.hidden && img.naturalWidth > 0)
+        || !!document.querySelector('.invite-qr svg.qr-inline path'); }""")
     assert drawn.bounding_box()["width"] >= 120
     warn = page.locator(".invite-local")
     expect(warn).to_have_text("This link only works on this computer: start the server with --host 0.0.0.0 "
@@ -133,7 +135,8 @@ def test_on_a_loopback_address_the_invite_uses_the_servers_first_reachable_url(p
     page = pages.new()
     page.route("**/api/invite", lambda route: route.fulfill(
         status=200, content_type="application/json",
-        body=json.dumps({"urls": ["http://192.168.1.20:8000/", "http://10.0.0.5:8000"], "local_only": False})))
+        body=json.dumps({"urls": ["http://192.168.1.20:8000/", "http://10.0.0.5:8000"],
+                         "local_only": False})))
     code = create_room(page, "Ann")
     expect(page.locator(".invite-link")).to_have_text(f"http://192.168.1.20:8000/r/{code}")
     expect(page.locator(".invite-qr img")).to_have_attribute(
@@ -169,7 +172,8 @@ POINTS_JS = """() => {
 }"""
 
 
-def test_round_over_explains_the_points_and_the_nights_scores_show_the_round_at_once(pages, web_server, artifacts):
+def test_round_over_explains_the_points_and_the_nights_scores_show_the_round_at_once(pages, web_server,
+                                                                                    artifacts):
     page, made = started_with_a_bot(pages, web_server, DESKTOP, rules={"hand_size": 2, "deck": FIVES})
     # the night's record is written a moment after the round: here it never comes
     page.route("**/api/rooms/*/history", lambda route: route.fulfill(
@@ -207,7 +211,7 @@ def test_the_points_count_knocked_out_players_and_not_the_winners_hand(pages, we
     assert got["rows"] == [0, 77, 0, 0] and got["bonus"] == 500 and got["total"] == 577, got
     assert "+250 × 2 knocked out" in got["text"], got
     assert "winner: own cards not counted" in got["text"], got
-    assert "Ann reached 1020 points: the match is played to 1000." == got["why"]
+    assert got["why"] == "Ann reached 1020 points: the match is played to 1000."
 
 
 def test_a_reload_fills_what_happened_from_the_rooms_recent_events(pages, web_server):
@@ -230,14 +234,16 @@ AUDIO_SPY = """(() => {
   class FakeOsc extends FakeNode { constructor() { super(); this.frequency = new FakeParam(); }
     start() { window.__tones += 1; } stop() {} }
   class FakeGain extends FakeNode { constructor() { super(); this.gain = new FakeParam(); } }
-  window.AudioContext = class { constructor() { this.state = 'running'; this.currentTime = 0; this.destination = {}; }
+  window.AudioContext = class {
+    constructor() { this.state = 'running'; this.currentTime = 0; this.destination = {}; }
     resume() {} createOscillator() { return new FakeOsc(); } createGain() { return new FakeGain(); } };
   navigator.vibrate = (p) => { window.__buzz.push(p); return true; };
 })()"""
 
 
 @pytest.mark.parametrize("sound", [False, True], ids=["sound-off", "sound-on"])
-def test_the_turn_shows_in_the_tab_title_buzzes_and_sounds_when_turned_on(pages, web_server, sound):
+def test_the_turn_shows_in_the_tab_title_buzzes_and_sounds_when_turned_on(pages, web_server,
+                                                                          sound):
     made = web_server.create("Ann", rules={"turn_timer_s": 0})
     web_server.join(made["code"], "Bob")  # seated, never plays: Ann (seat 0) keeps the turn
     page = pages.new(phone=True, viewport=PHONE)
@@ -279,7 +285,8 @@ def test_avatars_have_their_own_colours(pages, web_server):
     page = pages.new()
     seat_browser(page, web_server, made["code"], made)
     expect(page.locator(".seatlist .avatar")).to_have_count(5)
-    colours = page.eval_on_selector_all(".seatlist .avatar", "els => els.map(e => getComputedStyle(e).backgroundColor)")
+    colours = page.eval_on_selector_all(".seatlist .avatar",
+                                        "els => els.map(e => getComputedStyle(e).backgroundColor)")
     assert len(set(colours)) >= 4, colours
 
 
