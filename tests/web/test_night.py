@@ -359,3 +359,14 @@ def test_add_bot_is_disabled_at_ten_seats(pages, web_server):
     expect(page.locator(".seatlist .seat")).to_have_count(10)
     expect(add).to_be_disabled()
     expect(add).to_have_attribute("title", "The room is full (10 seats)")
+
+
+def test_an_invite_path_with_a_slash_says_the_code_is_wrong(pages, web_server):
+    # the server answers /r/ABC/DEF with a JSON 404 today (app/main.py routes /r/{code} only):
+    # here the client is reached by navigating inside the page, as it will be once served
+    page = pages.new()
+    page.goto("/")
+    page.evaluate("""() => { history.pushState(null, '', '/r/ABC/DEF');
+      dispatchEvent(new PopStateEvent('popstate')); }""")
+    expect(page.get_by_role("alert")).to_contain_text("A room code has 6 characters")
+    expect(page.get_by_label("Join a room")).to_have_value("ABC/DEF")
