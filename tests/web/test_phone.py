@@ -43,6 +43,8 @@ def test_the_nights_scores_name_the_round_winner_on_a_phone(pages, web_server, l
     play_until_over([page], limit_s=25)
     row = page.locator(".over-panel .hist-round")
     expect(row).to_have_count(1)
+    # the round shows at once from the view, its Replay once the night's record has it
+    expect(row.get_by_role("button")).to_have_count(1)
     row.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / f"round-row-phone-{locale}.png"))
     assert page.evaluate(ROUND_ROW_JS) == []

@@ -16,7 +16,8 @@ document.addEventListener("keydown", (e) => {
 });
 
 function route() {
-  const m = /^\/r\/([^/]+)\/?$/.exec(location.pathname);
+  // /r/CODE; anything longer under /r/ (a pasted link with more after the code) is a bad code
+  const m = /^\/r\/(.+?)\/?$/.exec(location.pathname);
   if (m) {
     const raw = decodeURIComponent(m[1]);
     const code = normalizeCode(raw);

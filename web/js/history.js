@@ -85,9 +85,25 @@ async function load(key, attempt) {
   }
 }
 
+// The round that just ended, from the view, until the history (written a moment later) has it:
+// "Scores tonight" shows it at once (without a replay yet).
+function withCurrentRound(d) {
+  const v = S.view;
+  const g = v?.game;
+  if (!v || !["round_over", "match_over"].includes(v.room.status) || !g?.winner || lastRoundNumber(d) === v.room.round) return d;
+  const matches = [...(d?.matches || [])];
+  const last = matches[matches.length - 1];
+  const seats = v.players.map((p, seat) => ({ seat, id: p.id, name: p.name, score: p.score }));
+  const round = { id: null, number: v.room.round, winner: g.winner, points: g.points ?? 0, seats };
+  const won = v.room.status === "match_over" ? { winner: g.winner, winner_name: name(g.winner) } : {};
+  if (last && !last.winner) matches[matches.length - 1] = { ...last, ...won, rounds: [...(last.rounds || []), round] };
+  else matches.push({ number: (last?.number || 0) + 1, target_score: v.room.rules.target_score, ...won, rounds: [round] });
+  return { ...d, matches };
+}
+
 function draw() {
   if (!panel) return;
-  const matches = (data?.matches || []).filter((m) => m.rounds && m.rounds.length);
+  const matches = (withCurrentRound(data)?.matches || []).filter((m) => m.rounds && m.rounds.length);
   if (!matches.length) {
     replace(panel.body, h("p.note", loading ? t("hist.loading") : data?.failed ? t("hist.failed") : t("hist.empty")));
     return;
@@ -112,7 +128,7 @@ function matchBlock(m, current, several) {
     h("span.hr-no", t("hist.round", { n: r.number })),
     h("span.hr-win", winnerName(r)),
     h("span.hr-pts", t("over.points", { n: r.points ?? 0 })),
-    h("button.btn.small.ghost.hr-replay", { type: "button", "aria-label": t("hist.replayRound", { n: r.number }),
+    r.id == null ? null : h("button.btn.small.ghost.hr-replay", { type: "button", "aria-label": t("hist.replayRound", { n: r.number }),
       onclick: () => openReplay(r.id) }, t("hist.replay")))));
   const head = several || m.winner
     ? h("h3.hist-match", t("hist.match", { n: m.number }), m.winner ? h("span.hist-champ", ` · ${t("hist.matchWon", { name: m.winner_name || name(m.winner) })}`) : null,

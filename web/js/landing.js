@@ -13,9 +13,19 @@ import { resetTable } from "./table.js";
 
 const NAME_KEY = "mercyless.name";
 export let landingState = { invite: null, error: null, errorField: null, busy: false };
+// What the player typed, kept across the page's own redraws (an error, a request under way): a
+// mistake in one field never wipes the other, nor brings back an older code. null: not typed.
+const typed = { name: null, code: null };
 
-/** The landing page renders from this: an invite, the error to show and where, a request under way. */
+/** The landing page renders from this: an invite, the error to show and where, a request under way.
+ * A new state from outside (a link, leaving a room) starts the code box from its invite. */
 export function setLanding(state) {
+  landingState = state;
+  typed.code = null;
+}
+
+/** A redraw of the landing page itself: the typed values stay. */
+function update(state) {
   landingState = state;
 }
 
@@ -27,16 +37,21 @@ export function renderLanding() {
   document.body.dataset.screen = "landing";
   const st = landingState;
   const savedName = localStorage.getItem(NAME_KEY) || "";
-  const nameInput = h("input#name", { type: "text", autocomplete: "nickname", maxlength: 24, required: true, value: savedName,
-    "aria-describedby": "name-hint", "aria-invalid": st.errorField === "name" ? "true" : null, enterkeyhint: "go" });
+  const nameInput = h("input#name", { type: "text", autocomplete: "nickname", maxlength: 24, required: true,
+    value: typed.name ?? savedName,
+    "aria-describedby": "name-hint", "aria-invalid": st.errorField === "name" ? "true" : null, enterkeyhint: "go",
+    oninput: (e) => {
+      typed.name = e.target.value;
+    } });
   const codeInput = h("input#code.code-input", { type: "text", autocomplete: "off", autocapitalize: "characters", spellcheck: false,
-    maxlength: 8, value: st.invite || "", "aria-describedby": "code-hint", "aria-invalid": st.errorField === "code" ? "true" : null,
+    maxlength: 8, value: typed.code ?? st.invite ?? "", "aria-describedby": "code-hint", "aria-invalid": st.errorField === "code" ? "true" : null,
     enterkeyhint: "go", pattern: "[A-Za-z2-9 ]*",
     oninput: (e) => {
       const el = e.target;
       const pos = el.selectionStart;
       el.value = el.value.toUpperCase();
       el.setSelectionRange(pos, pos);
+      typed.code = el.value;
     },
     onkeydown: (e) => {
       if (e.key === "Enter") {
@@ -50,7 +65,9 @@ export function renderLanding() {
   const readName = () => {
     const n = cleanName(nameInput.value);
     if (!n) {
-      setLanding({ ...landingState, error: t("err.name"), errorField: "name" });
+      // something typed that is no name (only invisible or control characters): say so
+      const why = nameInput.value.trim() ? t("err.name.invisible") : t("err.name");
+      update({ ...landingState, error: why, errorField: "name" });
       renderLanding();
       document.getElementById("name")?.focus();
       return null;
@@ -69,7 +86,7 @@ export function renderLanding() {
     const raw = (codeInput.value || "").replace(/\s+/g, "");
     const code = normalizeCode(raw);
     if (!code) {
-      setLanding({ ...landingState, error: t("err.code.format"), errorField: "code", invite: raw.toUpperCase() || null });
+      update({ ...landingState, error: t("err.code.format"), errorField: "code" });
       renderLanding();
       document.getElementById("code")?.focus();
       return;
@@ -91,6 +108,7 @@ export function renderLanding() {
       h("button.btn.primary.big.wide", { type: "button", disabled: busy, onclick: doJoin, "data-key": "join" }, t("land.joinCode", { code: invite })),
       h("button.linkish", { type: "button", onclick: () => {
         setLanding({ invite: null, error: null, fromLink: false });
+        typed.code = "";
         history.replaceState(null, "", "/");
         renderLanding();
         document.getElementById("code")?.focus();
@@ -99,9 +117,11 @@ export function renderLanding() {
     : null;
   if (joinPanel) codeInput.value = invite;
 
+  // Enter in the name field (a phone's "Go") joins when a code is filled in, else creates
   const form = h("form.land-form", { novalidate: true, onsubmit: (e) => {
     e.preventDefault();
-    if (joinPanel) doJoin();
+    if (busy) return;
+    if (joinPanel || codeInput.value.trim()) doJoin();
     else doCreate();
   } },
   h("div.field",
@@ -154,13 +174,14 @@ export function renderLanding() {
 }
 
 async function enterWith(call, code) {
-  setLanding({ ...landingState, busy: true, error: null, errorField: null });
+  update({ ...landingState, busy: true, error: null, errorField: null });
   renderLanding();
   try {
     const res = await call();
     const seat = { token: res.token, player_id: res.player_id, name: localStorage.getItem(NAME_KEY) || "", spectator: !!res.spectator };
     Seats.put(res.code, seat);
     setLanding({ invite: null, error: null, busy: false });
+    typed.name = null;
     history.pushState(null, "", `/r/${res.code}`);
     openRoom(res.code, seat);
   } catch (err) {
@@ -183,13 +204,14 @@ async function enterWith(call, code) {
       } else if (err.code === "server_full") {
         msg = t("err.serverFull");
       } else if (err.code === "bad_name") {
-        msg = t("err.name");
+        msg = t("err.name.invisible");
         field = "name";
       } else if (err.status !== 0) msg = errorText({ code: err.code, message: err.message });
     }
     // a code that found no room stays in the box: a one-letter typo is fixed, not retyped
-    setLanding({ ...landingState, busy: false, error: msg, errorField: field,
+    update({ ...landingState, busy: false, error: msg, errorField: field,
       ...(field === "code" ? { fromLink: false, invite: code } : {}) });
+    if (field === "code") typed.code ??= code;
     renderLanding();
   }
 }

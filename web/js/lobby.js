@@ -4,6 +4,7 @@ import { S, botLevel, isHost, name, send, toast } from "./core.js";
 import { h, replace, svg } from "./dom.js";
 import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
+import { inviteBase, knownBase, qrSrc } from "./invite.js";
 import { removeButton, spectatorList } from "./members.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
@@ -13,13 +14,16 @@ const COLORED_KINDS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "draw2"
   "reverse", "discard"];
 const WILD_KINDS = ["reverse4", "draw6", "draw10", "roulette", "wild"];
 
+const MAX_SEATS = 10;
 let refs = null; // persistent elements of the current lobby
 
+/** The invite link as far as known now (invite.js: not a loopback address when another is known). */
 export function inviteUrl() {
-  return `${location.origin}/r/${S.code}`;
+  return `${knownBase()?.base || location.origin}/r/${S.code}`;
 }
 
 export async function copyInvite() {
+  await inviteBase();
   const url = inviteUrl();
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -69,9 +73,9 @@ function seatItem(p, i, host, scores) {
   const li = h("li.seat", { class: you ? "is-you" : "", "data-player": p.id });
   li.append(h("span.seat-no", { "aria-hidden": "true" }, String(i + 1)));
   li.append(avatar(p.id, p.name));
-  const who = h("span.seat-name", p.name);
-  if (you) who.append(h("span.tag.tag-you", ` (${t("lobby.you")})`));
-  li.append(who);
+  li.append(h("span.seat-name", p.name));
+  // beside the name, not in it: a long name's ellipsis would cut "(you)" off
+  if (you) li.append(h("span.tag.tag-you", ` (${t("lobby.you")})`));
   const badges = h("span.badges");
   if (p.id === S.view.room.host) badges.append(h("span.badge.badge-host", t("lobby.host")));
   if (p.bot) badges.append(h("span.badge.badge-bot", botLevel(p) ? t("lobby.bot", { level: t(`level.${botLevel(p)}`) }) : "Bot"));
@@ -178,6 +182,11 @@ function build(stage) {
   const host = isHost();
   const codeEl = h("p.bigcode", { "aria-label": "" });
   const linkEl = h("code.invite-link");
+  // a phone reads the link from the screen: a QR code of it (the server draws it)
+  const qrBox = h("figure.invite-qr", { hidden: true },
+    h("img.qr", { alt: t("lobby.qrAlt"), width: 164, height: 164, decoding: "async", onerror: (e) => inlineQr(e.target) }),
+    h("figcaption.hint", t("lobby.qrHint")));
+  const localWarn = h("p.note.warn.invite-local", { role: "note", hidden: true }, t("lobby.localOnly"));
   const lockBox = h("div.roomlock");
   const invite = h("section.panel.invite", { "aria-labelledby": "invite-h" },
     h("h2#invite-h.label", t("lobby.code")),
@@ -185,7 +194,7 @@ function build(stage) {
     h("div.invite-actions",
       h("button.btn.primary", { type: "button", "data-key": "copy", onclick: copyInvite }, t("lobby.share")),
       navigator.share ? h("button.btn", { type: "button", onclick: () => navigator.share({ title: "Mercyless", url: inviteUrl() }).catch(() => {}) }, t("lobby.shareNative")) : null),
-    linkEl, lockBox);
+    linkEl, qrBox, localWarn, lockBox);
 
   const seatsH = h("h2#seats-h");
   const matchNote = h("p.note.match-note", { hidden: true });
@@ -228,7 +237,7 @@ function build(stage) {
 
   const root = h("div.lobby", h("div.lobby-side", invite, seats, historyPanel()), rules);
   replace(stage, root);
-  refs = { stage, root, host, codeEl, linkEl, lockBox, seatsH, matchNote, seatList, spect, startBtn, startNote, presetBtns, fields,
+  refs = { stage, root, host, codeEl, linkEl, qrBox, localWarn, lockBox, seatsH, matchNote, seatList, spect, startBtn, startNote, presetBtns, fields,
     deck };
 }
 
@@ -287,7 +296,7 @@ export function renderLobby(stage) {
   const code = room.code;
   refs.codeEl.replaceChildren(h("span", code.slice(0, 3)), h("span", code.slice(3)));
   refs.codeEl.setAttribute("aria-label", code.split("").join(" "));
-  refs.linkEl.textContent = inviteUrl();
+  showInvite();
   renderLock(refs.lockBox, room, host);
   refs.seatsH.textContent = t("lobby.seats", { n: view.players.length });
   // back from a round: the scores so far, and what starting does next
@@ -298,6 +307,13 @@ export function renderLobby(stage) {
   replace(refs.seatList, view.players.map((p, i) => seatItem(p, i, host, scores)));
   replace(refs.spect, spectatorList(room));
   const enough = view.players.length >= 2;
+  // ten seats is the most a room has: no bot to add then
+  const full = view.players.length >= MAX_SEATS;
+  const addBtn = refs.root.querySelector("button[data-key=addbot]");
+  if (addBtn) {
+    addBtn.disabled = full;
+    addBtn.title = full ? t("lobby.full") : "";
+  }
   if (refs.startBtn) {
     refs.startBtn.disabled = !enough;
     refs.startBtn.textContent = after === "round_over" ? t("lobby.startNext", { n: room.round + 1 })
@@ -328,6 +344,56 @@ export function renderLobby(stage) {
     inp.title = mixed ? t("rule.deck.mixed") : "";
     inp.classList.toggle("mixed", mixed);
   }
+}
+
+// The server's SVG lacks its xmlns (segno's svg_inline), which an <img> refuses to draw: the same
+// drawing then goes into the page itself, where the HTML parser gives it its namespace.
+async function inlineQr(img) {
+  const src = img.getAttribute("src");
+  if (!src || img.dataset.inlined === src) return;
+  img.dataset.inlined = src;
+  try {
+    const res = await fetch(src);
+    if (!res.ok || img.getAttribute("src") !== src) return;
+    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    const drawing = doc.querySelector("svg");
+    if (!drawing) return;
+    for (const el of drawing.querySelectorAll("script, foreignObject")) el.remove();
+    drawing.setAttribute("viewBox", `0 0 ${drawing.getAttribute("width") || 100} ${drawing.getAttribute("height") || 100}`);
+    drawing.removeAttribute("width");
+    drawing.removeAttribute("height");
+    drawing.setAttribute("role", "img");
+    drawing.setAttribute("aria-label", img.alt);
+    drawing.classList.add("qr", "qr-inline");
+    img.hidden = true;
+    img.parentElement.querySelector(".qr-inline")?.remove();
+    img.after(document.importNode(drawing, true));
+  } catch {
+    /* the link above is still there to copy */
+  }
+}
+
+/** The link, its QR code and, when only this computer can open it, the warning. */
+function showInvite() {
+  const r = refs;
+  const draw = (b) => {
+    if (refs !== r) return;
+    const url = `${b.base}/r/${S.code}`;
+    if (r.linkEl.textContent !== url) r.linkEl.textContent = url;
+    const img = r.qrBox.querySelector("img");
+    const src = qrSrc(url);
+    if (img.getAttribute("src") !== src) {
+      r.qrBox.querySelector(".qr-inline")?.remove();
+      img.hidden = false;
+      img.setAttribute("src", src);
+    }
+    r.qrBox.hidden = false;
+    r.localWarn.hidden = !b.localOnly;
+  };
+  const known = knownBase();
+  if (known) draw(known);
+  else r.linkEl.textContent = inviteUrl();
+  inviteBase().then(draw);
 }
 
 export function resetLobby() {

@@ -4,12 +4,24 @@ import { cardFace } from "./cards.js";
 import { S, name } from "./core.js";
 import { h, replace } from "./dom.js";
 import { describe } from "./events.js";
+import { t } from "./i18n.js";
 
 const LOG_MAX = 250;
-const log = []; // {ev, host} or {text, cls}
+const log = []; // {ev, host} or {key, params, cls} (words in the language of the moment) or {text, cls}
 
 export function clearLog() {
   log.length = 0;
+}
+
+export function logLength() {
+  return log.length;
+}
+
+/** An entry's words now: an event or a key is described again (after a change of language). */
+function words(entry) {
+  if (entry.ev) return describe(entry.ev, name, S.you, entry.host);
+  if (entry.key) return { text: t(entry.key, entry.params || {}), cls: entry.cls };
+  return entry;
 }
 
 /** The text of the latest line; null before the first. */
@@ -18,7 +30,7 @@ export function lastLogText() {
 }
 
 function logLine(entry) {
-  const d = entry.ev ? describe(entry.ev, name, S.you, entry.host) : entry;
+  const d = words(entry);
   if (!d) return null;
   const li = h("li", { class: d.cls || "" });
   const cards = d.cards || [];
@@ -35,7 +47,7 @@ export function pushLog(entry) {
   const ol = document.getElementById("log");
   const last = log[log.length - 1];
   if (entry.ev) entry.host ??= S.view?.room?.host ?? null; // who ran the room when it happened
-  const d = entry.ev ? describe(entry.ev, name, S.you, entry.host) : entry;
+  const d = words(entry);
   if (!d) return;
   entry.text = d.text;
   const ticker = document.getElementById("ticker");

@@ -212,7 +212,7 @@ export class RoomSocket {
         this.attempt = 0;
         this.setStatus("open");
         this.startHeartbeat();
-        this.h.onState(this.view, { version: msg.version, now: msg.now, events: [], welcome: true, wasReconnect });
+        this.h.onState(this.view, { version: msg.version, now: msg.now, events: [], welcome: true, wasReconnect, log: msg.log || [] });
         this.resend();
         break;
       }

@@ -13,6 +13,14 @@ export function setSound(on) {
   if (on) ensure();
 }
 
+// A page reloaded with sound on may not start audio before the player touches it: the first
+// touch or key wakes it, so the next turn is heard.
+for (const type of ["pointerdown", "keydown"]) {
+  window.addEventListener(type, () => {
+    if (enabled) ensure();
+  }, { capture: true, passive: true });
+}
+
 function ensure() {
   if (!ctx) {
     const AC = window.AudioContext || window.webkitAudioContext;

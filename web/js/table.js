@@ -2,7 +2,7 @@
 // in place (cards and seats keyed), so a click is never lost to a re-render while bots play around
 // you. Legality always comes from game.legal.
 import { cardBack } from "./cards.js";
-import { S, announce, secondsLeft, serverNow } from "./core.js";
+import { S, announce, reducedMotion, secondsLeft, serverNow } from "./core.js";
 import { h, replace } from "./dom.js";
 import { lang, t } from "./i18n.js";
 import { onDraw, onHandKey, onPass, onReact, onUno } from "./table/actions.js";
@@ -156,6 +156,19 @@ export function tick() {
   }
   const dlgTimer = document.querySelector("#dlg [data-deadline]");
   if (dlgTimer) dlgTimer.textContent = t("dlg.choice.timer", { s: secondsLeft(Number(dlgTimer.dataset.deadline)) });
+}
+
+/** The player's turn came: when the hand (and the buttons above it) is not on screen (ten seats on
+ * a phone fill it with opponents), the page scrolls to it. */
+export function bringHandIntoView() {
+  if (!T || !T.root.isConnected) return;
+  const box = T.hand.closest(".me");
+  const r = box.getBoundingClientRect();
+  const h = document.documentElement.clientHeight;
+  const hand = T.hand.getBoundingClientRect();
+  if (hand.top >= 0 && hand.bottom <= h && r.top >= 0) return;
+  const el = r.height <= h ? box : T.hand;
+  el.scrollIntoView({ block: r.height <= h ? "end" : "start", behavior: reducedMotion() ? "auto" : "smooth" });
 }
 
 export function announceTurn() {

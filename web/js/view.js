@@ -4,11 +4,11 @@ import { S, announce, rememberNames } from "./core.js";
 import { syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { renderLobby, resetLobby } from "./lobby.js";
-import { lastLogText, pushLog } from "./log.js";
+import { lastLogText, logLength, pushLog } from "./log.js";
 import { Api, Seats } from "./net.js";
 import { app } from "./shell.js";
 import { sound } from "./sound.js";
-import { announceTurn, renderTable, resetTable } from "./table.js";
+import { announceTurn, bringHandIntoView, renderTable, resetTable } from "./table.js";
 
 function computeFx(prev, view, events, welcome) {
   const fx = { welcome, bump: new Set(), ko: new Set() };
@@ -49,6 +49,22 @@ function computeFx(prev, view, events, welcome) {
   return fx;
 }
 
+/** A short vibration on a phone when the turn comes (only once the page was touched: browsers allow no more). */
+function buzz() {
+  if (typeof navigator.vibrate !== "function" || navigator.userActivation?.hasBeenActive === false) return;
+  try {
+    navigator.vibrate([90, 60, 90]);
+  } catch {
+    /* a nicety */
+  }
+}
+
+/** Whether the view waits for this player (their turn or their choice). */
+function waitsForMe(view) {
+  const g = view?.game;
+  return !!g && !g.winner && view.room.status === "playing" && (g.pending ? g.pending.player : g.turn) === S.you;
+}
+
 function soundsFor(events, prev, view) {
   for (const ev of events) {
     if (ev.kind === "played") sound(/draw|reverse4/.test(ev.card) ? "stack" : "play");
@@ -62,8 +78,11 @@ function soundsFor(events, prev, view) {
   const now = view.game && !view.game.winner && (view.game.pending ? view.game.pending.player : view.game.turn) === S.you;
   if (now && !was) {
     sound("turn");
+    buzz();
     announceTurn();
+    return true;
   }
+  return false;
 }
 
 export function onState(view, info) {
@@ -74,7 +93,9 @@ export function onState(view, info) {
   S.version = info.version;
   if (typeof info.now === "number") S.skew = info.now - Date.now();
   rememberNames(view);
-  for (const ev of info.events) {
+  // a page opened on a room (a reload, a newcomer) starts its log with the room's recent events
+  const past = info.welcome && !prev && !logLength() ? info.log || [] : [];
+  for (const ev of [...past, ...info.events]) {
     if (ev.kind === "played") S.lastPlay = ev;
     if (ev.kind === "joined" && ev.name) S.names.set(ev.player, ev.name);
     if (ev.kind === "bot_added") {
@@ -83,13 +104,18 @@ export function onState(view, info) {
     }
     pushLog({ ev });
   }
-  if (info.welcome && !prev) pushLog({ text: t("ev.connected", { code: S.code }), cls: "meta" });
-  if (!info.welcome || prev) soundsFor(info.events, prev, view);
-  else if (view.game && !view.game.winner && view.game.turn === S.you) announceTurn();
+  if (info.welcome && !prev) pushLog({ key: "ev.connected", params: { code: S.code }, cls: "meta" });
+  let turnCame = false;
+  if (!info.welcome || prev) turnCame = soundsFor(info.events, prev, view);
+  else if (view.game && !view.game.winner && view.game.turn === S.you) {
+    announceTurn();
+    turnCame = true;
+  }
   Seats.touch(S.code);
   if (info.welcome && view.players.some((p) => p.bot && !p.level && !S.levels.has(p.id))) fetchLevels();
   const fx = computeFx(prev, view, info.events, info.welcome);
   render(fx);
+  if (turnCame && view.room.status === "playing") requestAnimationFrame(bringHandIntoView);
 }
 
 function fetchLevels() {
@@ -108,7 +134,8 @@ export function render(fx = {}) {
   const status = S.view.room.status;
   document.body.dataset.status = status;
   document.body.dataset.version = String(S.version);
-  document.title = `${S.code} · ${t("app.name")}`;
+  // the tab says so when the turn is yours (a player looking at another tab or app)
+  document.title = waitsForMe(S.view) ? t("title.yourTurn") : `${S.code} · ${t("app.name")}`;
   if (status === "lobby") {
     resetTable();
     renderLobby(stage);

@@ -364,4 +364,21 @@ export const en = {
   "e.unavailable": "The server is busy. Try again.",
   "e.internal": "Something went wrong on the server.",
   "e.generic": "Refused: {message}",
+
+  // -- game night fixes (h-night): the name error, the invite's QR code and warning, the points
+  // explained at round over, the turn in the tab title, a full room
+  "err.name.invisible": "That name has only invisible or control characters: use letters, digits or emoji you can see.",
+  "lobby.qrAlt": "QR code of the invite link",
+  "lobby.qrHint": "Friends can scan this with their phone’s camera.",
+  "lobby.localOnly": "This link only works on this computer: start the server with --host 0.0.0.0 to let friends on your Wi-Fi join",
+  "lobby.full": "The room is full (10 seats)",
+  "pts.title": "How the points were counted",
+  "pts.winnerHand": "winner: own cards not counted",
+  "pts.winnerEmpty": "winner: played their last card",
+  "pts.out": "knocked out: hand not counted, +{n} for the winner",
+  "pts.noCards": "no cards left",
+  "pts.bonus": "+{n} × {k} knocked out",
+  "pts.total": "Points for {name}",
+  "pts.matchReason": "{name} reached {score} points: the match is played to {target}.",
+  "title.yourTurn": "Your turn — Mercyless",
 };

@@ -352,4 +352,21 @@ export const nl = {
   "e.unavailable": "De server is druk. Probeer opnieuw.",
   "e.internal": "Er ging iets mis op de server.",
   "e.generic": "Geweigerd: {message}",
+
+  // -- game night fixes (h-night): the name error, the invite's QR code and warning, the points
+  // explained at round over, the turn in the tab title, a full room
+  "err.name.invisible": "Die naam bestaat alleen uit onzichtbare tekens of stuurtekens: gebruik letters, cijfers of emoji die je kunt zien.",
+  "lobby.qrAlt": "QR-code van de uitnodigingslink",
+  "lobby.qrHint": "Vrienden scannen dit met de camera van hun telefoon.",
+  "lobby.localOnly": "Deze link werkt alleen op deze computer: start de server met --host 0.0.0.0 zodat vrienden op je wifi mee kunnen doen",
+  "lobby.full": "De kamer is vol (10 plaatsen)",
+  "pts.title": "Zo zijn de punten geteld",
+  "pts.winnerHand": "winnaar: eigen kaarten tellen niet",
+  "pts.winnerEmpty": "winnaar: speelde de laatste kaart",
+  "pts.out": "uitgeschakeld: hand telt niet, +{n} voor de winnaar",
+  "pts.noCards": "geen kaarten over",
+  "pts.bonus": "+{n} × {k} uitgeschakeld",
+  "pts.total": "Punten voor {name}",
+  "pts.matchReason": "{name} haalde {score} punten: de partij gaat tot {target}.",
+  "title.yourTurn": "Jouw beurt — Mercyless",
 };

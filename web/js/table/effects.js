@@ -72,8 +72,17 @@ function showRoulette(ev) {
       return el;
     })));
   T.reveal.className = `reveal rv-${ev.color[0]}`;
+  // on a phone the opponents fill the top of the table: the cards show over the piles instead
+  // (the player with a stack aimed at them still sees who holds what), and for less long
+  const phone = matchMedia("(max-width: 600px)").matches;
+  const center = T.discard.closest(".center");
+  if (phone && center) {
+    T.reveal.classList.add("on-center");
+    T.reveal.style.setProperty("--reveal-top", `${center.offsetTop}px`);
+    T.reveal.style.setProperty("--reveal-h", `${center.offsetHeight}px`);
+  }
   T.reveal.hidden = false;
-  const ms = reducedMotion() ? 3500 : 2600 + Math.min(cards.length, 20) * 140;
+  const ms = phone ? 2200 : reducedMotion() ? 3500 : 2600 + Math.min(cards.length, 20) * 140;
   T.revealTimer = setTimeout(() => {
     if (T) T.reveal.hidden = true;
   }, ms);

@@ -6,6 +6,7 @@ import { h, replace } from "../dom.js";
 import { historyPanel } from "../history.js";
 import { lang, t } from "../i18n.js";
 import { spectatorList } from "../members.js";
+import { matchReason, pointsExplained } from "./points.js";
 import { T } from "./state.js";
 
 // The panel lies over the table; the table grows to hold all of it (scores, cards left, the
@@ -56,7 +57,8 @@ export function renderOverlay(v) {
       h("span.sr-score", `${p.score}`, p.id === g.winner && g.points ? h("small", ` +${g.points}`) : null));
   });
   const revealed = Object.entries(g.revealed || {}).filter(([, cards]) => cards.length);
-  const hands = revealed.length ? h("div.revealed", h("h3", t("over.hands")),
+  // with scoring, each hand with its points (the winner's not counted), the knock-out bonus and the sum
+  const hands = rules.scoring ? pointsExplained(v) : revealed.length ? h("div.revealed", h("h3", t("over.hands")),
     h("ul", revealed.map(([id, cards]) => h("li", h("span.rv-name", name(id)),
       h("span.rv-cards", sortHand(cards).map((c) => cardFace(c, { size: "xs" }))))))) : null;
   const actions = isHost()
@@ -67,6 +69,7 @@ export function renderOverlay(v) {
     h("p.over-kicker", t(match ? "over.match" : "over.round", { n: v.room.round })),
     h("h2#over-h.over-title", { tabindex: "-1" }, big),
     h("p.over-reason", [t(`over.reason.${g.reason || "out"}`), rules.scoring ? ` · ${t("over.points", { n: g.points ?? 0 })}` : ""].join("")),
+    match && rules.scoring ? h("p.over-why", matchReason(v)) : null,
     rules.scoring ? h("div.scores", h("h3", t("over.scores", { target })), h("ol.score-list", rows)) : h("p.note", t("over.noScoring")),
     hands,
     spectatorList(v.room),
