@@ -234,7 +234,13 @@ class JournaledConnection(FakeAsyncRedisConnection):
                 else b"".join(command))
         records = commands_in(data)
         if records:
-            await self.journal.append(records)
+            try:
+                await self.journal.append(records)
+            except BaseException:
+                # cancelled (a stop), or the write failed: the command's reply waits unread on
+                # this connection, and the next command sent on it would read it as its own
+                await self.disconnect(nowait=True)
+                raise
 
 
 def open_embedded(path: str) -> tuple[fakeredis.FakeAsyncRedis, Journal | None, fakeredis.FakeServer]:

@@ -6,6 +6,7 @@ same journal; every player says hello again and finds the room as they last saw 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 
 import fakeredis
@@ -122,3 +123,21 @@ async def test_the_default_server_restarted_mid_round_keeps_every_room(how):
     finally:
         err = server.stop()
     assert "Traceback" not in err, err[-3000:]
+
+
+async def test_a_command_cancelled_while_its_record_is_written_leaves_no_reply_behind(tmp_path):
+    """A stop cancels the room actors: a command cancelled while it waited for the journal left
+    its reply on the pooled connection, and the next command read it (hmget answered 1)."""
+    redis, journal, server = open_embedded(str(tmp_path / "rooms.aof"))
+    assert journal is not None
+    journal.start(asyncio.get_running_loop())
+    await redis.hset("h", mapping={"f": b"v"})
+    for turns in range(12):  # the cancel lands somewhere on the way, once while it is written
+        task = asyncio.create_task(redis.incr("counter"))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert await redis.hmget("h", ["f"]) == [b"v"]
+    await journal.close(server)
