@@ -24,7 +24,9 @@ class Settings(BaseSettings):
 
     # bots
     bot_delay_ms: int = 800
-    bot_catch_delay_ms: int = 1500
+    # added to every bot's drawn reaction time (engine.ai.reaction); tests set it past any catch
+    # window to keep bots from catching
+    bot_catch_delay_ms: int = 0
     # a hard bot's search per decision in a worker process (BOT_WORKERS); less while the
     # workers have more searches than they can make at once
     hard_bot_budget_ms: float = 40.0

@@ -8,11 +8,13 @@ tick decides it (app.rooms.commands), on the loop or through a worker.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from app.core.settings import Settings
 from app.rooms.model import LOBBY, PLAYING, Loaded, Seat
 from engine import Action, ActionKind, next_deadline
+from engine.ai.reaction import catch_delay_ms
 
 
 def _actor(loaded: Loaded) -> str | None:
@@ -43,21 +45,27 @@ def schedule(loaded: Loaded, now_ms: int, settings: Settings, acted: str | None 
 
 
 def _catch_due(loaded: Loaded, settings: Settings) -> tuple[int, str, str] | None:
-    """(when, catcher, target) of the earliest catch a bot will make."""
+    """(when, catcher, target) of the earliest catch a bot will make: each bot seat draws its
+    reaction to each exposure (engine.ai.reaction, by its level), from a seed of the game, the
+    exposure and the seat, so every look at the same room finds the same draws."""
     game = loaded.game
     if game is None or not game.exposed:
         return None
     window = game.rules.catch_window_s * 1000
     best = None
     for who, until in game.exposed:
-        at = until - window + settings.bot_catch_delay_ms
-        if at >= until:
-            continue
-        catcher = next((s.id for i, s in enumerate(loaded.room.seats)
-                        if s.bot and i != who and s.id in game.players
-                        and not game.eliminated[game.players.index(s.id)]), None)
-        if catcher is not None and (best is None or at < best[0]):
-            best = (at, catcher, game.players[who])
+        target = game.players[who]
+        for seat in loaded.room.seats:
+            if not seat.bot or seat.id == target or seat.id not in game.players \
+                    or game.eliminated[game.players.index(seat.id)]:
+                continue
+            rng = random.Random(f"{game.seed}:catch:{target}:{until}:{seat.id}")
+            delay = catch_delay_ms(seat.bot, window, rng)
+            if delay is None:
+                continue
+            at = until - window + delay + settings.bot_catch_delay_ms
+            if at < until and (best is None or at < best[0]):
+                best = (at, seat.id, target)
     return best
 
 
