@@ -15,6 +15,8 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -27,9 +29,19 @@ WORKER_NICENESS = 10  # the server's own loop comes first when the cores are bus
 MIN_BUDGET_MS = 2.0  # a search always samples at least one world; this is what it aims for
 
 
-def _lower_priority() -> None:
+def _start_worker(parent: int) -> None:
+    """In each worker, first: a lower priority, and a watch on the server process. A server
+    killed (SIGKILL, or a stop that did not finish) cannot shut its pool down, and its workers
+    would go on with what was queued, then wait for ever: they leave once their parent is gone."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICENESS)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 class BotPool:
@@ -49,7 +61,7 @@ class BotPool:
             # spawned, not forked: the server has threads (the embedded store's writer), and a
             # fork would copy their locks as they stand
             self._pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
-                                             initializer=_lower_priority)
+                                             initializer=_start_worker, initargs=(os.getpid(),))
         return self._pool
 
     def submit(self, thought: Thought) -> asyncio.Future[Action | None]:
