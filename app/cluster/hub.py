@@ -20,6 +20,7 @@ from app.cluster.nodes import GONE, Nodes
 from app.cluster.quotas import Quotas
 from app.cluster.scheduler import Scheduler
 from app.cluster.subscriber import Subscriber
+from app.cluster.thinkers import BotPool
 from app.core.clock import Clock
 from app.core.metrics import Metrics
 from app.core.protocol import Close
@@ -67,8 +68,11 @@ class Hub:
         self.scheduler = Scheduler(store, clock, self.metrics, settings.scheduler_poll_ms,
                                    self._fire, self._evict_idle)
         self.nodes = Nodes(store, settings, clock, self.origin, self.sockets, self.submit, self.attach)
+        # the bots' searches, in worker processes started at the first one
+        self.bot_pool = BotPool(settings.bot_workers, settings.hard_bot_budget_ms) \
+            if settings.bot_workers > 0 else None
         self.services = RoomServices(settings, store, clock, self.metrics, self.sockets, self.scheduler,
-                                     self.origin, publishes, history)
+                                     self.origin, publishes, history, self.bot_pool)
         self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
         self.quotas = Quotas(store)
         self._make_relay = make_relay
@@ -123,6 +127,8 @@ class Hub:
             await asyncio.wait_for(self.nodes.sweep(self.origin), 2.0)
         for actor in self.actors.values():
             actor.task.cancel()
+        if self.bot_pool is not None:
+            self.bot_pool.close()
         if self.relay is not None:
             await self.relay.stop()
         if self.subscriber is not None:

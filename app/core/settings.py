@@ -3,6 +3,7 @@ fakeredis; unset ``DATABASE_URL`` means a SQLite file, so the server runs with n
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 from pydantic import Field
@@ -23,8 +24,12 @@ class Settings(BaseSettings):
 
     # bots
     bot_delay_ms: int = 800
-    bot_catch_delay_ms: int = 1500
-    hard_bot_budget_ms: float = 40.0  # search time per decision (it runs on the event loop)
+    # added to every bot's drawn reaction time (engine.ai.reaction); tests set it past any catch
+    # window to keep bots from catching
+    bot_catch_delay_ms: int = 0
+    # a hard bot's search per decision in a worker process (BOT_WORKERS); less while the
+    # workers have more searches than they can make at once
+    hard_bot_budget_ms: float = 40.0
 
     # timers (rules.md "Timers"); the clock speed lets tests run long timers quickly
     reconnect_grace_ms: int = 100_000
@@ -90,6 +95,11 @@ class Settings(BaseSettings):
     # a request's line, headers and body must arrive within this of its first byte (a new
     # connection's first request: of connecting), or the connection is closed (slowloris)
     request_read_timeout_s: float = Field(default=10.0, gt=0)
+
+    # worker processes that make the bots' searches (hard), off the event loop; 0: none, a
+    # search runs on the loop with bot_inline_budget_ms (tests, a small embedded server)
+    bot_workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=0)
+    bot_inline_budget_ms: float = Field(default=1.0, gt=0)
 
 
 @lru_cache

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from collections import deque
+from functools import partial
 from typing import Any
 
 import orjson
@@ -24,11 +25,11 @@ from app.core.protocol import Err
 from app.rooms import bot_seats, commands, fanout, timers
 from app.rooms.intent import Intent, ack, error, no_change
 from app.rooms.model import Loaded, Room, game_part
-from app.rooms.outcomes import NoChange, Refused
+from app.rooms.outcomes import NoChange, Refused, Thinking
 from app.rooms.services import RoomServices
 from app.rooms.sockets import RoomSocket
 from app.storage.store import Duplicate, Stale
-from engine import Event
+from engine import Action, Event
 
 EXPIRY_MARGIN_MS = 2000  # Redis's clock and ours differ a little; a tick must find the room gone
 log = logging.getLogger("mercyless.room")
@@ -49,6 +50,7 @@ class RoomActor:
         # room over starts with none)
         self.recent: deque[Event] = deque(maxlen=RECENT_EVENTS)
         self._kind = "tick"
+        self._thinking: set[tuple[str, int]] = set()  # (bot, version) searched for by a worker
 
     def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
         """Queue ``intent``; the future is its answer."""
@@ -141,10 +143,13 @@ class RoomActor:
             now = services.clock.now_ms()
             try:
                 events = intent.run(loaded, now)
+            except Thinking:  # a worker searches for a bot's move: nothing changed yet
+                intent.resolve(ack(intent.msg_id))
+                return
             except NoChange:
                 self.after_no_change()  # (a sync's welcome before its ack)
                 intent.resolve(ack(intent.msg_id))
-                if intent.kind == "tick":  # early, or fired twice: index what is really due next
+                if intent.kind in ("tick", "bot_move"):  # early, or fired twice: index what is due
                     self.loaded = None
                     await self._rearm()
                 return
@@ -286,7 +291,33 @@ class RoomActor:
                     self.welcome(conn)
 
     def tick_intent(self) -> Intent:
-        return commands.command("tick", self.services.settings, self._tick_again)
+        return commands.command("tick", self.services.settings, self._tick_again, self._think)
+
+    def _think(self, loaded: Loaded, player: str, level: str, now: int) -> Action | None:
+        """``player``'s move: decided here when that is quick, else searched for by a worker
+        (raises ``Thinking``; the move comes back as a ``bot_move`` for this version). A tick
+        that fires again while the search runs does not start another."""
+        services = self.services
+        thinker = services.thinker
+        if thinker is None or level not in bot_seats.SEARCHING:
+            return bot_seats.decide_here(loaded, player, level, now, services.settings)
+        asked = (player, loaded.room.version)
+        if asked not in self._thinking:
+            self._thinking.add(asked)
+            thought = bot_seats.thought(loaded, player, level, now, services.settings, thinker.budget_ms())
+            thinker.submit(thought).add_done_callback(partial(self._thought, asked))
+        raise Thinking
+
+    def _thought(self, asked: tuple[str, int], done: asyncio.Future[Action | None]) -> None:
+        self._thinking.discard(asked)
+        action = None
+        if not done.cancelled():
+            if done.exception() is not None:
+                log.warning("bot search failed: %r", done.exception(), extra={"room": self.code})
+            else:
+                action = done.result()
+        self.inbox.put_nowait(commands.command("bot_move", self.services.settings, self._tick_again,
+                                               self._think, *asked, action))
 
     def _tick_again(self) -> None:
         self.inbox.put_nowait(self.tick_intent())

@@ -1,12 +1,27 @@
 """The bots that play a room's bot seats: one per seat and round, each seeing only its seat's
-view of what happened (engine.ai)."""
+view of what happened (engine.ai).
+
+A bot's move is decided here, on the event loop, only when that is quick (``easy``, ``normal``,
+or ``hard`` with the small in-loop budget when no worker pool is there); otherwise
+:func:`thought` packs what the bot would read into an ``engine.ai.think.Thought`` for a worker
+process. Either way the randomness comes from a seed made of the game's seed, the room's version
+and the seat, so the same room at the same version gets the same draws.
+"""
 
 from __future__ import annotations
 
+import copy
+import random
+from typing import Any
+
 from app.core.settings import Settings
 from app.rooms.model import LOBBY, Loaded
-from engine import Event, make_rules
+from engine import Action, Event, make_rules, view_for
 from engine.ai import Bot, make_bot
+from engine.ai.think import Thought
+
+#: the levels whose move may take longer than a millisecond (a search): a worker makes it
+SEARCHING = frozenset({"hard"})
 
 #: (room, player) -> (round, the bot playing that seat). A bot remembers what its seat saw
 #: this round (engine.ai.Memory); a process that did not see every commit of the round (a
@@ -20,7 +35,7 @@ def bot_for(loaded: Loaded, player: str, level: str, settings: Settings) -> Bot:
     key = (room.code, player)
     cached = _BOTS.get(key)
     if cached is None or cached[0] != room.round or cached[1] != level:
-        options = {"budget_ms": settings.hard_bot_budget_ms} if level == "hard" else {}
+        options = {"budget_ms": settings.bot_inline_budget_ms} if level in SEARCHING else {}
         bot = make_bot(level, player, make_rules(room.rules), **options)
         if len(_BOTS) > 4096:
             _BOTS.clear()
@@ -35,3 +50,39 @@ def observe(loaded: Loaded, events: list[Event], settings: Settings) -> None:
     for seat in loaded.room.seats:
         if seat.bot:
             bot_for(loaded, seat.id, seat.bot, settings).observe([e.to_wire(seat.id) for e in events])
+
+
+def seed(loaded: Loaded, player: str, what: str) -> str:
+    """The seed of ``player``'s draws for ``what`` in the room as it is now."""
+    game = loaded.game
+    return f"{game.seed if game is not None else loaded.room.code}:{loaded.room.version}:{player}:{what}"
+
+
+def _view(loaded: Loaded, player: str, now_ms: int) -> dict[str, Any]:
+    assert loaded.game is not None
+    view = view_for(loaded.game, player, None, now_ms)
+    # bots catch through timers._catch_due, after a human-like delay, never as a turn's move
+    view["game"]["legal"] = {**view["game"]["legal"], "catch": []}  # views are read-only
+    return view
+
+
+def decide_here(loaded: Loaded, player: str, level: str, now_ms: int, settings: Settings) -> Action | None:
+    """``player``'s move, decided on the event loop (a search gets the in-loop budget)."""
+    bot = bot_for(loaded, player, level, settings)
+    return bot.decide(_view(loaded, player, now_ms), random.Random(seed(loaded, player, "move")))
+
+
+def thought(loaded: Loaded, player: str, level: str, now_ms: int, settings: Settings,
+            budget_ms: float) -> Thought:
+    """What a worker needs to make ``player``'s move: the seat's view and a copy of its bot's
+    memory, brought up to that view first (as the bot's own ``decide`` would), so the bot here
+    remembers the same as if it had decided itself."""
+    bot = bot_for(loaded, player, level, settings)
+    view = _view(loaded, player, now_ms)
+    memory = getattr(bot, "memory", None)
+    if memory is not None:
+        memory.sync(view)
+        memory = copy.deepcopy(memory)
+    assert loaded.game is not None
+    return Thought(level, player, loaded.game.rules, memory, view,
+                   seed(loaded, player, "move"), budget_ms)

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.core.protocol import GAME_TYPES
 from app.core.settings import Settings
-from app.rooms import lobby, play, presence, timers
+from app.rooms import bot_seats, lobby, play, presence, timers
 from app.rooms.intent import Intent, Run
 from app.rooms.model import Loaded
 from app.rooms.outcomes import NoChange, Refused
@@ -129,20 +129,48 @@ def _reclaimed(player: str, origin: str) -> Run:
     return lambda loaded, now: presence.connected(loaded, player, origin)
 
 
-def _tick(settings: Settings, again: Callable[[], None]) -> Run:
+#: how a tick gets a bot's move: ``think(loaded, player, level, now)`` returns it, or raises
+#: ``Thinking`` when a worker searches for it (the move comes back as a ``bot_move``)
+Think = Callable[[Loaded, str, str, int], Any]
+
+
+def _tick(settings: Settings, again: Callable[[], None], think: Think,
+          decided: tuple[str, int, Any] | None = None) -> Run:
     """The room's deadline came: run the step that is due (a reconnect grace that ran out, the
-    turn or a window's timer, a bot's move); ``again`` queues the next tick, since more may be
-    due at once (bots with no think time, several expiries)."""
+    turn or a window's timer, a bot's catch or move); ``again`` queues the next tick, since more
+    may be due at once (bots with no think time, several expiries). ``decided`` is a bot's move
+    searched for elsewhere: (player, the room's version it was asked at, the action)."""
     def run(loaded: Loaded, now: int) -> list[Event]:
         step = timers.due_step(loaded, now, settings)
         if step is None:
             raise NoChange
         kind, what = step
+        if kind == "turn":
+            player, level = what
+            # a move searched for another version (the room moved on) is never applied: the
+            # bot is asked again for the room as it is
+            if decided is not None and decided[:2] == (player, loaded.room.version):
+                # (a search that failed: the move is made here, quickly)
+                action = decided[2] if decided[2] is not None else \
+                    bot_seats.decide_here(loaded, player, level, now, settings)
+            else:
+                action = think(loaded, player, level, now)
+            if action is None:
+                raise NoChange
+            kind, what = "bot", (player, action)
         events = TIMER_STEPS[kind](loaded, now, what)
         timers.schedule(loaded, now, settings, acted=what[0] if kind == "bot" else None)
         again()
         return events
     return run
+
+
+def _bot_move(settings: Settings, again: Callable[[], None], think: Think, player: str,
+              version: int, action: Any) -> Run:
+    """A worker's search for ``player``'s move at ``version`` came back (``action`` None: it
+    failed, and the move is decided here). Applied only if the room is still at that version
+    and the bot's move is what is due; otherwise whatever is due runs, as a tick."""
+    return _tick(settings, again, think, (player, version, action))
 
 
 def _grace_step(loaded: Loaded, now: int, seat: Any) -> list[Event]:
@@ -189,6 +217,7 @@ COMMANDS: dict[str, Callable[..., Run]] = {
     "node_lost": _node_lost,
     "reclaimed": _reclaimed,
     "tick": _tick,
+    "bot_move": _bot_move,
 }
 
 

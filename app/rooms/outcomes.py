@@ -8,6 +8,11 @@ class NoChange(Exception):
     """The intent asks for what already is (a second hello of a connected player): no commit."""
 
 
+class Thinking(Exception):
+    """A bot's move is being searched for elsewhere: nothing to commit yet. Its result comes
+    back as a command of its own (``bot_move``), for the version it was asked at."""
+
+
 class Refused(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

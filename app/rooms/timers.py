@@ -1,8 +1,9 @@
 """The room's timed steps: what is due, and when.
 
 :func:`due_step` names the one thing the room must do now (a reconnect grace ran out, an absent
-player's choice, a catch window or turn timer, a bot's catch or move); :func:`next_due` says when
-the next such thing falls, for the scheduler.
+player's choice, a catch window or turn timer, a bot's catch, a bot's turn); :func:`next_due`
+says when the next such thing falls, for the scheduler. A bot's turn is named, not decided: the
+tick decides it (app.rooms.commands), on the loop or through a worker.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ import random
 from typing import Any
 
 from app.core.settings import Settings
-from app.rooms.bot_seats import bot_for
 from app.rooms.model import LOBBY, PLAYING, Loaded, Seat
-from engine import Action, ActionKind, next_deadline, view_for
-
-_rng = random.Random()
+from engine import Action, ActionKind, next_deadline
+from engine.ai.reaction import catch_delay_ms
 
 
 def _actor(loaded: Loaded) -> str | None:
@@ -46,21 +45,27 @@ def schedule(loaded: Loaded, now_ms: int, settings: Settings, acted: str | None 
 
 
 def _catch_due(loaded: Loaded, settings: Settings) -> tuple[int, str, str] | None:
-    """(when, catcher, target) of the earliest catch a bot will make."""
+    """(when, catcher, target) of the earliest catch a bot will make: each bot seat draws its
+    reaction to each exposure (engine.ai.reaction, by its level), from a seed of the game, the
+    exposure and the seat, so every look at the same room finds the same draws."""
     game = loaded.game
     if game is None or not game.exposed:
         return None
     window = game.rules.catch_window_s * 1000
     best = None
     for who, until in game.exposed:
-        at = until - window + settings.bot_catch_delay_ms
-        if at >= until:
-            continue
-        catcher = next((s.id for i, s in enumerate(loaded.room.seats)
-                        if s.bot and i != who and s.id in game.players
-                        and not game.eliminated[game.players.index(s.id)]), None)
-        if catcher is not None and (best is None or at < best[0]):
-            best = (at, catcher, game.players[who])
+        target = game.players[who]
+        for seat in loaded.room.seats:
+            if not seat.bot or seat.id == target or seat.id not in game.players \
+                    or game.eliminated[game.players.index(seat.id)]:
+                continue
+            rng = random.Random(f"{game.seed}:catch:{target}:{until}:{seat.id}")
+            delay = catch_delay_ms(seat.bot, window, rng)
+            if delay is None:
+                continue
+            at = until - window + delay + settings.bot_catch_delay_ms
+            if at < until and (best is None or at < best[0]):
+                best = (at, seat.id, target)
     return best
 
 
@@ -96,8 +101,9 @@ def _absent_chooser(loaded: Loaded) -> str | None:
 
 
 def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any] | None:
-    """The first thing due at ``now_ms``: ``("grace", seat)``, ``("system", action)`` or
-    ``("bot", (player, action))``; ``None`` when nothing is due."""
+    """The first thing due at ``now_ms``: ``("grace", seat)``, ``("system", action)``,
+    ``("bot", (player, action))`` (a catch) or ``("turn", (player, level))`` (a bot's move, to
+    be decided); ``None`` when nothing is due."""
     room = loaded.room
     for seat in room.seats:
         if seat.bot is None and seat.dropped_at is not None and room.status != LOBBY \
@@ -117,10 +123,5 @@ def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any]
     actor = _actor(loaded)
     seat = _bot_seat(loaded, actor)
     if seat is not None and actor is not None and room.bot_due is not None and now_ms >= room.bot_due:
-        view = view_for(game, actor, None, now_ms)
-        # bots catch through _catch_due, after the human-like delay, never as a turn's move
-        view["game"]["legal"] = {**view["game"]["legal"], "catch": []}  # views are read-only
-        action = bot_for(loaded, actor, seat.bot or "easy", settings).decide(view, _rng)
-        if action is not None:
-            return "bot", (actor, action)
+        return "turn", (actor, seat.bot or "easy")
     return None

@@ -23,7 +23,7 @@ from app.cluster.hub import Hub
 from app.core.clock import StepClock
 from app.core.protocol import parse_message
 from app.core.settings import Settings
-from app.rooms import commands, lobby, timers
+from app.rooms import commands, lobby
 from app.rooms.intent import Intent, no_change
 from app.storage.store import RoomStore
 
@@ -216,11 +216,11 @@ async def _play(seed: int, steps: int) -> dict[str, int]:
 
 
 def _seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    """The same walk every run: the deals, the players' ids and the easy bots' moves come from
-    ``seed`` (the server draws them from ``secrets`` and a module RNG)."""
+    """The same walk every run: the deals, the players' ids and so the bots' moves (seeded by
+    the game's seed, app.rooms.bot_seats.seed) come from ``seed`` (the server draws them from
+    ``secrets``)."""
     drawn = random.Random(seed)
     monkeypatch.setattr(secrets, "token_hex", lambda nbytes=None: drawn.randbytes(nbytes or 32).hex())
-    monkeypatch.setattr(timers, "_rng", random.Random(seed))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -3,6 +3,7 @@ may know (its view and its own copy of the events)."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -147,3 +148,43 @@ def test_every_bot_level_makes_a_bot_of_that_level():
     assert BOT_LEVELS == ai.BOT_LEVELS == ("easy", "normal", "hard")
     rules = make_rules({})
     assert [make_bot(level, "p0", rules).level for level in BOT_LEVELS] == list(BOT_LEVELS)
+
+
+def test_a_bot_in_a_worker_process_decides_as_in_place_and_cannot_see_hidden_cards():
+    """The server's worker path (engine.ai.think in another process, fed a Thought: the seat's
+    view and a copy of its bot's memory) makes the move the bot makes in place, and the same
+    move however the hidden cards lie."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from engine.ai.think import Thought, think
+
+    rules = make_rules({"turn_timer_s": 0})
+    players = ["a", "b", "c", "d"]
+    opts = {"max_worlds": 4, "horizon": 15}
+    checked = 0
+    with ProcessPoolExecutor(1, multiprocessing.get_context("spawn")) as pool:
+        for seed in range(3):
+            rng = random.Random(seed)
+            state, events = new_game(players, rules, f"worker-{seed}")
+            mine = make_bot("hard", "a", rules, budget_ms=1e9, **opts)
+            mine.observe([e.to_wire("a") for e in events])
+            for step in range(120):
+                if state.over:
+                    break
+                seat = state.pending.player if state.pending is not None else state.turn
+                actor = players[seat]
+                if actor == "a":
+                    other = _permute_hidden(state, "a", rng)
+                    thoughts = [Thought("hard", "a", rules, copy.deepcopy(mine.memory), view_for(world, "a"),
+                                        f"s{seed}-{step}", 1e9, opts) for world in (state, other)]
+                    remote = list(pool.map(think, thoughts))
+                    here = think(thoughts[0])
+                    assert remote[0] == remote[1] == here
+                    checked += 1
+                    action = here
+                else:
+                    action = make_bot("easy", actor, rules).decide(view_for(state, actor), rng)
+                state, events = apply(state, actor, action, 0)
+                mine.observe([e.to_wire("a") for e in events])
+    assert checked >= 20

@@ -1,0 +1,173 @@
+"""What bots cost the rest of the process: ``python -m bench.bots [--root CHECKOUT]``.
+
+For each bot level (``normal``, ``hard``) and room count (5, 25, 100) it starts one server
+process on the embedded defaults (no ``REDIS_URL``; only the per-address limits are lifted),
+fills the rooms with one scripted human (who acts about every half second on their turn, and
+asks for the rematch) and three bots of the level, and opens one more socket in a room of its
+own that pings every 50 ms. It prints the probe's round trips (p50/p99/max): every room of the
+process waits while a bot thinks on the event loop, and a ping waits with them. Loopback only;
+each run is bounded by ``--duration``. ``--root`` serves another checkout with this script (a
+"before" figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+from bench.loadgen import ROOT, _free_port, _q, cpu_seconds, run_fast
+from bench.loadgen_table import Room, Stats, setup_rooms, start_rooms, ws_url
+
+LEVELS = ("normal", "hard")
+ROOM_COUNTS = (5, 25, 100)
+HUMAN_INTERVAL_S = 0.5  # the scripted human's mean pace on their turn
+PING_EVERY_S = 0.05
+
+
+def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    """A server process from the checkout at ``root`` on the embedded store, limits lifted."""
+    port = _free_port()
+    tmp = tempfile.gettempdir()
+    environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    environ.update(RATE_BURST="1000000", RATE_PER_S="1000000", SOCKETS_PER_IP="0",
+                   FAILED_JOINS_PER_MIN="0", ROOMS_PER_MIN="0", JOINS_PER_MIN="0", MAX_ROOMS="0",
+                   LOG_LEVEL="WARNING", PYTHONPATH=str(root),
+                   EMBEDDED_STORE=f"{tmp}/mercyless-bots-{port}.aof",
+                   DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/mercyless-bots-{port}.sqlite3")
+    environ.update(env)
+    # (its log is left out: a loaded server stopped mid-play logs every socket it cancels)
+    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)],
+                            env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/healthz", timeout=0.5).status_code == 200:
+                return proc, url
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+async def probe(url: str, stop: asyncio.Event, rtts: list[float], measuring: asyncio.Event) -> None:
+    """A socket in a room of its own that pings every 50 ms; its round trips go to ``rtts``
+    while ``measuring`` is set."""
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        host = (await http.post("/api/rooms", json={"name": "Probe"})).json()
+    async with websockets.connect(f"{ws_url(url)}/ws/{host['code']}", compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": host["token"]}))
+        while json.loads(await ws.recv())["type"] != "welcome":
+            pass
+        next_at = time.perf_counter()
+        while not stop.is_set():
+            sent = time.perf_counter()
+            await ws.send('{"type":"ping"}')
+            while json.loads(await ws.recv())["type"] != "pong":
+                pass
+            if measuring.is_set():
+                rtts.append((time.perf_counter() - sent) * 1000)
+            next_at += PING_EVERY_S
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+
+
+async def add_bots(rooms: list[Room], level: str) -> None:
+    for room in rooms:
+        host = room.players[0]
+        while not host.me:
+            await asyncio.sleep(0.01)
+        for i in range(3):
+            await host.ws.send(json.dumps({"type": "add_bot", "id": f"bot{i}", "level": level}))
+    for room in rooms:  # every bot seated before the start
+        host = room.players[0]
+        while len(host.view.get("players", [])) < 4:
+            room.changed.clear()
+            await asyncio.wait_for(room.changed.wait(), 30)
+
+
+async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float) -> dict[str, Any]:
+    rooms = await setup_rooms(url, rooms_n, 1, HUMAN_INTERVAL_S)
+    stats = Stats()
+    stop, measuring = asyncio.Event(), asyncio.Event()
+    tasks = [asyncio.create_task(room.players[0].run(url, stats, stop)) for room in rooms]
+    await add_bots(rooms, level)
+    await start_rooms(rooms)
+    drivers = [asyncio.create_task(room.drive()) for room in rooms]
+    rtts: list[float] = []
+    pinger = asyncio.create_task(probe(url, stop, rtts, measuring))
+    await asyncio.sleep(3)  # warm-up: bots at their pace, workers started
+    received0, cpu0, t0 = stats.received, cpu_seconds(pid), time.perf_counter()
+    measuring.set()
+    await asyncio.sleep(duration)
+    measuring.clear()
+    elapsed = time.perf_counter() - t0
+    cpu = cpu_seconds(pid) - cpu0
+    frames = stats.received - received0
+    for room in rooms:
+        room.acting = False
+        room.changed.set()
+    stop.set()
+    await asyncio.gather(pinger, *tasks, *drivers, return_exceptions=True)
+    rtts.sort()
+    return {"p50": _q(rtts, 0.5), "p99": _q(rtts, 0.99), "max": rtts[-1] if rtts else float("nan"),
+            "pings": len(rtts), "frames_per_s": frames / elapsed, "cpu_share": cpu / elapsed}
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    root = Path(args.root).resolve() if args.root else ROOT
+    env = dict(kv.split("=", 1) for kv in args.set)
+    print(f"checkout {root} ({_head(root)}), {os.cpu_count()} CPUs, {args.duration:.0f} s a run"
+          + (f", {' '.join(args.set)}" if args.set else ""), flush=True)
+    for level in args.levels:
+        for rooms_n in args.rooms:
+            proc, url = spawn_embedded(root, env)
+            try:
+                r = await one_run(url, proc.pid, level, rooms_n, args.duration)
+            finally:
+                _stop(proc)
+            print(f"{level:>6} x {rooms_n:>3} rooms: probe ping p50 {r['p50']:.1f} ms, "
+                  f"p99 {r['p99']:.1f} ms, max {r['max']:.1f} ms ({r['pings']} pings); "
+                  f"host frames {r['frames_per_s']:.0f}/s, "
+                  f"server process CPU {r['cpu_share']:.0%}", flush=True)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """A server whose loop is saturated may not finish its graceful stop: it is killed then."""
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+def _head(root: Path) -> str:
+    with contextlib.suppress(OSError, subprocess.CalledProcessError):
+        return subprocess.check_output(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                                       text=True).strip()
+    return "?"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.bots", description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=None, help="serve this checkout (default: this one)")
+    parser.add_argument("--levels", nargs="+", default=list(LEVELS))
+    parser.add_argument("--rooms", nargs="+", type=int, default=list(ROOM_COUNTS))
+    parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=value",
+                        help="settings for the server process")
+    run_fast(main_async(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    main()

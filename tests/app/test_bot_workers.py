@@ -1,0 +1,216 @@
+"""Bots' searches off the event loop (app.cluster.thinkers, docs/server.md "Bots off the loop"):
+a tick hands a hard bot's turn to the workers and commits nothing; the move comes back as a
+``bot_move`` for the version it was asked at, and is applied only if the room is still there:
+otherwise the bot is asked again, for the room as it is. The worker gets the seat's view and its
+bot's memory, nothing more; under load each search gets less time, never the table more wait."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import fakeredis
+import orjson
+
+from app.cluster.hub import Hub
+from app.cluster.thinkers import MIN_BUDGET_MS, BotPool
+from app.core.clock import StepClock
+from app.core.settings import Settings
+from app.rooms import lobby, play
+from app.rooms.intent import Intent
+from app.rooms.outcomes import NoChange
+from app.storage.store import RoomStore
+from engine import Action, autoplay, view_for
+from engine.ai.memory import Memory
+from engine.ai.think import Thought, think
+
+CODE = "BOTW"
+
+
+class HeldThinker:
+    """Searches the test answers when it likes."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[Thought, asyncio.Future[Action | None]]] = []
+
+    def budget_ms(self) -> float:
+        return 5.0
+
+    def submit(self, thought: Thought) -> asyncio.Future[Action | None]:
+        done: asyncio.Future[Action | None] = asyncio.get_running_loop().create_future()
+        self.asked.append((thought, done))
+        return done
+
+
+async def _room(hub: Hub, clock: StepClock) -> tuple[str, str]:
+    """A started room of a human host (seat 0, to play first) and one hard bot."""
+    room, host, _ = lobby.new_room(CODE, "host", {"turn_timer_s": 0}, clock.ms)
+    room.version = 1
+    await hub.store.commit(CODE, None, 1, orjson.dumps(room))
+    for run in (lambda loaded, now: lobby.add_bot(loaded, host, "hard"),
+                lambda loaded, now: lobby.start(loaded, host, now)):
+        assert (await hub.submit(CODE, Intent("lobby", run)))["type"] == "ack"
+    loaded = hub.actor(CODE).loaded
+    assert loaded is not None
+    bot = next(s.id for s in loaded.room.seats if s.bot)
+    return host, bot
+
+
+def _actor(hub: Hub) -> str:
+    game = hub.actor(CODE).loaded.game  # type: ignore[union-attr]
+    return game.players[game.pending.player if game.pending is not None else game.turn]
+
+
+async def _settle(hub: Hub) -> None:
+    """Whatever was queued by now (a search's answer queues its bot_move from a callback: one
+    turn of the loop) has run."""
+    actor = hub.actor(CODE)
+    while True:
+        await asyncio.sleep(0)
+        last: list[bool] = []
+
+        def run(loaded: Any, now: int, last: list[bool] = last) -> Any:
+            last.append(actor.inbox.empty())  # nothing behind it: nothing runs after it
+            raise NoChange
+
+        await hub.submit(CODE, Intent("noop", run))  # (it loads the room, if need be)
+        if last and last[0]:
+            return
+
+
+async def _host_moves(hub: Hub, host: str, clock: StepClock) -> None:
+    """The host plays as the turn timer would for them, until the bot's turn (or the end)."""
+    while _actor(hub) == host and hub.actor(CODE).loaded.game.winner is None:  # type: ignore[union-attr]
+        game = hub.actor(CODE).loaded.game  # type: ignore[union-attr]
+        action = autoplay.auto_action(game.clone(), game.players.index(host))
+
+        def run(loaded: Any, now: int, action: Action = action) -> Any:
+            return play.game_action(loaded, host, action, now)
+
+        clock.ms += 10
+        assert (await hub.submit(CODE, Intent("play", run)))["type"] == "ack"
+
+
+async def test_a_search_for_an_older_version_is_never_applied_and_the_bot_is_asked_again():
+    clock = StepClock()
+    hub = Hub(Settings(bot_delay_ms=0, bot_workers=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000),
+              clock, publishes=False)
+    thinker = hub.services.thinker = HeldThinker()
+    host, bot = await _room(hub, clock)
+    await _host_moves(hub, host, clock)
+    if hub.actor(CODE).loaded.game.winner is not None:  # type: ignore[union-attr]
+        return  # (a one-card round: nothing to check)
+    assert _actor(hub) == bot
+    version = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
+    await hub.submit(CODE, hub.actor(CODE).tick_intent())
+    await hub.submit(CODE, hub.actor(CODE).tick_intent())  # fired twice: one search
+    assert len(thinker.asked) == 1
+    assert hub.actor(CODE).loaded.room.version == version  # nothing committed while it thinks
+    first, answer = thinker.asked[0]
+    # the worker gets the bot's seat's view and its memory, nothing else
+    game = hub.actor(CODE).loaded.game  # type: ignore[union-attr]
+    assert first.me == bot and first.level == "hard" and isinstance(first.memory, Memory)
+    assert first.view["hand"] == game.hands[game.players.index(bot)]
+    assert "hand" not in str([p for p in first.view["players"]])
+    assert first.view == {**view_for(game, bot, None, clock.ms),
+                          "game": {**view_for(game, bot, None, clock.ms)["game"],
+                                   "legal": {**view_for(game, bot, None, clock.ms)["game"]["legal"],
+                                             "catch": []}}}
+    # the room moves on (a reaction) before the search comes back
+    clock.ms += 2000
+    react = lobby.react
+    assert (await hub.submit(CODE, Intent("react", lambda loaded, now: react(loaded, host, "gg", now, 0))))[
+        "type"] == "ack"
+    moved_on = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
+    answer.set_result(think(first))
+    await _settle(hub)
+    assert hub.actor(CODE).loaded.room.version == moved_on  # not applied to the newer room
+    assert len(thinker.asked) == 2 and thinker.asked[1][0].seed != first.seed  # asked again
+    second, again = thinker.asked[1]
+    move = think(second)
+    again.set_result(move)
+    await _settle(hub)
+    loaded = hub.actor(CODE).loaded
+    assert loaded is not None and loaded.room.version > moved_on  # applied
+    assert loaded.game.players[loaded.game.turn] != bot or loaded.game.hands != game.hands  # type: ignore[union-attr]
+    # (a skip can give the bot its turn again: a search for the new version)
+    assert all(v == loaded.room.version for _, v in hub.actor(CODE)._thinking)
+    hub.actor(CODE).task.cancel()
+
+
+async def test_a_failed_search_is_made_on_the_loop():
+    clock = StepClock()
+    hub = Hub(Settings(bot_delay_ms=0, bot_workers=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000),
+              clock, publishes=False)
+    thinker = hub.services.thinker = HeldThinker()
+    host, _ = await _room(hub, clock)
+    await _host_moves(hub, host, clock)
+    if hub.actor(CODE).loaded.game.winner is not None:  # type: ignore[union-attr]
+        return
+    version = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
+    try:
+        await hub.submit(CODE, hub.actor(CODE).tick_intent())
+        thinker.asked[0][1].set_exception(RuntimeError("worker died"))
+        await _settle(hub)
+        loaded = hub.actor(CODE).loaded
+        assert loaded is not None and loaded.room.version > version  # the move was made here
+        # (a skip can give the bot its turn again: a search for the new version)
+        assert len(thinker.asked) == 1 or _actor(hub) == thinker.asked[1][0].me
+    finally:
+        hub.actor(CODE).task.cancel()
+
+
+def test_under_load_each_search_gets_less_time():
+    pool = BotPool(2, 40.0)
+    assert pool.budget_ms() == 40.0
+    pool.busy = 1
+    assert pool.budget_ms() == 40.0  # a worker is free
+    pool.busy = 3
+    assert pool.budget_ms() == 20.0
+    pool.busy = 1000
+    assert pool.budget_ms() == MIN_BUDGET_MS
+
+
+async def test_hard_bots_play_through_real_workers():
+    """One worker process; a table of a human and a hard bot plays on, the bot's moves made by
+    the worker and committed by the room's actor."""
+    clock = StepClock()
+    hub = Hub(Settings(bot_delay_ms=0, bot_workers=1, hard_bot_budget_ms=5),
+              RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000), clock, publishes=False)
+    pool = hub.bot_pool
+    assert pool is not None
+    searches: list[asyncio.Future[Action | None]] = []
+
+    class Watched:
+        def budget_ms(self) -> float:
+            return pool.budget_ms()
+
+        def submit(self, thought: Thought) -> asyncio.Future[Action | None]:
+            searches.append(pool.submit(thought))
+            return searches[-1]
+
+    hub.services.thinker = Watched()
+    try:
+        host, _ = await _room(hub, clock)
+        bot_moves = 0
+        for _ in range(40):
+            loaded = hub.actor(CODE).loaded
+            assert loaded is not None
+            if loaded.game.winner is not None:  # type: ignore[union-attr]
+                break
+            if _actor(hub) == host:
+                await _host_moves(hub, host, clock)
+                continue
+            version = loaded.room.version
+            await hub.submit(CODE, hub.actor(CODE).tick_intent())
+            # the search this tick started, or one a tick queued after the bot's last move did
+            for search in [s for s in searches if not s.done()]:
+                assert await asyncio.wait_for(search, 60) is not None
+            await _settle(hub)  # the bot_move it queued
+            assert hub.actor(CODE).loaded.room.version > version  # type: ignore[union-attr]
+            bot_moves += 1
+        assert bot_moves >= 3
+        assert searches
+    finally:
+        hub.actor(CODE).task.cancel()
+        pool.close()
