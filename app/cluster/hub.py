@@ -68,7 +68,7 @@ class Hub:
         self.nodes = Nodes(store, settings, clock, self.origin, self.sockets, self.submit, self.attach)
         self.services = RoomServices(settings, store, clock, self.metrics, self.sockets, self.scheduler,
                                      self.origin, publishes, history)
-        self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
+        self.limits = AddressLimits(store, settings)
         self._make_relay = make_relay
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._tasks: list[asyncio.Task[None]] = []

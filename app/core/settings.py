@@ -63,6 +63,16 @@ class Settings(BaseSettings):
     failed_joins_per_min: int = 10  # per client address; 0 = no limit (load tests)
     sockets_per_ip: int = 64  # open WebSockets per client address; 0 = no limit
     answers_kept: int = 4096
+    # a socket's pings have an allowance of their own, apart from its messages (RATE_*), and
+    # are answered where the socket landed (a relayed one's too)
+    ping_burst: int = 20
+    ping_per_s: float = 2.0
+    # frames past a socket's limits cost a counter: at most one rate_limited notice a window, and
+    # flood_frames of them within one window close the socket (1008; 0 = never) and refuse its
+    # address's new sockets for flood_block_s, on every process (0 = not refused)
+    flood_window_ms: int = Field(default=1_000, gt=0)
+    flood_frames: int = 100
+    flood_block_s: float = 30.0
 
 
 @lru_cache
