@@ -107,6 +107,11 @@ class Hub:
             self.relay.leave()
         self._leaving = asyncio.create_task(self.nodes.retire(), name="retire")
 
+    @property
+    def leaving(self) -> bool:
+        """The process got its stop signal (``stopping``)."""
+        return self._leaving is not None
+
     async def stop(self) -> None:
         self.stopping()
         for task in self._tasks:

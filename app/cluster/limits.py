@@ -1,12 +1,16 @@
-"""Per-address limits: failed joins (so room codes cannot be walked), floods and open sockets,
-and the token bucket the sockets' limits are made of.
+"""Per-address and per-player limits: failed joins (so room codes cannot be walked), floods,
+hellos (so a reconnect loop cannot flood a room), open sockets, and the message buckets a
+player's sockets share.
 
-Failed joins and floods are counted in Redis, so every process of a deployment sees the same
-counts: ``<prefix>:fails:<ip>`` (failed joins, one minute from the first) and
-``<prefix>:flood:<ip>`` (an address whose socket flooded, ``FLOOD_BLOCK_S``). A block, once seen,
-is also kept here until it ends, so a blocked address's next sockets are refused without asking
-Redis. Sockets per address are counted per process.
+Failed joins, floods and hellos are counted in Redis, so every process of a deployment sees the
+same counts: ``<prefix>:fails:<ip>`` (failed joins, one minute from the first), ``<prefix>:flood:<ip>``
+(an address whose socket flooded, ``FLOOD_BLOCK_S``), ``<prefix>:hellos:<ip>`` and
+``<prefix>:hellos:t:<token hash>`` (hellos, one minute from the first). A block, once seen, is
+also kept here until it ends, so a blocked address's next sockets are refused without asking
+Redis. Sockets per address are counted per process, and so are the message buckets (a player's
+sockets share one, so a reconnect does not bring a fresh burst).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -20,6 +24,7 @@ from app.core.settings import Settings
 from app.storage.store import RoomStore
 
 WINDOW_MS = 60_000  # failed joins and hellos are counted a minute from the first
+SWEEP_EVERY = 1024  # buckets made between two sweeps of the full ones
 
 
 class TokenBucket:
@@ -56,9 +61,13 @@ class AddressLimits:
         self.failed_joins_per_min = settings.failed_joins_per_min
         self.sockets_per_ip = settings.sockets_per_ip
         self.flood_block_ms = int(settings.flood_block_s * 1000)
+        self.hellos_per_token = settings.hellos_per_token_per_min
+        self.hellos_per_ip = settings.hellos_per_ip_per_min
         self.clock = clock
         self.sockets: Counter[str] = Counter()
         self.blocked: dict[str, float] = {}  # ip -> until when (clock) it is refused here
+        self.buckets: dict[str, TokenBucket] = {}  # a player's message bucket, by room and player
+        self._made = 0
 
     def _key(self, ip: str) -> str:
         return f"{self.store.prefix}:fails:{ip}"
@@ -152,6 +161,26 @@ class AddressLimits:
         with contextlib.suppress(RedisError):
             await self.store.redis.set(self._flood_key(ip), b"1", px=self.flood_block_ms)
 
+    # -- hellos -----------------------------------------------------------------------------------
+
+    async def hello_allowed(self, ip: str, token_digest: str) -> bool:
+        """One more hello with this token from this address is within the limits (counted in
+        Redis, a minute from the first; refused ones count too). Redis unreachable: it is."""
+        if self.hellos_per_token <= 0 and self.hellos_per_ip <= 0:
+            return True
+        prefix = self.store.prefix
+        by_token, by_ip = f"{prefix}:hellos:t:{token_digest}", f"{prefix}:hellos:{ip}"
+        try:
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                for key in (by_token, by_ip):
+                    pipe.incr(key)
+                    pipe.pexpire(key, WINDOW_MS, nx=True)
+                tokens, _, ips, _ = await pipe.execute()
+        except RedisError:
+            return True
+        return ((self.hellos_per_token <= 0 or tokens <= self.hellos_per_token)
+                and (self.hellos_per_ip <= 0 or ips <= self.hellos_per_ip))
+
     # -- sockets ----------------------------------------------------------------------------------
 
     def open_socket(self, ip: str) -> bool:
@@ -165,3 +194,18 @@ class AddressLimits:
         if self.sockets[ip] <= 0:
             del self.sockets[ip]
 
+    # -- message buckets --------------------------------------------------------------------------
+
+    def bucket(self, key: str, burst: float, per_s: float,
+               clock: Callable[[], float] = time.monotonic) -> TokenBucket:
+        """The message bucket of the player ``key`` names, shared by their sockets on this
+        process: a reconnect goes on with what the last socket left, not a fresh burst. Full
+        ones are forgotten now and then (a full bucket is a new one)."""
+        found = self.buckets.get(key)
+        if found is not None and found.capacity == burst and found.rate == per_s:
+            return found
+        self._made += 1
+        if self._made % SWEEP_EVERY == 0:
+            self.buckets = {k: b for k, b in self.buckets.items() if not b.full()}
+        made = self.buckets[key] = TokenBucket(burst, per_s, clock)
+        return made

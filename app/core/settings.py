@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     flood_window_ms: int = Field(default=1_000, gt=0)
     flood_frames: int = 100
     flood_block_s: float = 30.0
+    # hellos counted a minute from the first, across processes; 0 = no limit
+    hellos_per_token_per_min: int = 30
+    hellos_per_ip_per_min: int = 300
+    # a player whose socket closed is marked disconnected this long after, unless they said hello
+    # again meanwhile (a flapping connection makes no disconnected/reconnected pair); 0 = at once
+    drop_delay_ms: int = Field(default=2_000, ge=0)
 
 
 @lru_cache

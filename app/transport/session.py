@@ -3,7 +3,7 @@
 The seat comes from the token presented in ``hello`` and is bound to the socket; no message
 can name another seat. Every frame passes the socket's gate first (app/transport/gate.py); within
 its limits every message but ``ping`` gets exactly one ``ack`` or ``error``. The per-address
-limits (app/cluster/limits.py) are applied at the handshake.
+limits (app/cluster/limits.py) are applied at the handshake and at the hello.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from redis.exceptions import RedisError
 from starlette.websockets import WebSocketState
 
 from app.cluster.hub import Hub
-from app.cluster.limits import TokenBucket
 from app.core.codes import normalize_code, token_hash
 from app.core.protocol import BadMessage, Close, Err, dumps, parse_json, parse_message
 from app.rooms import commands
@@ -97,6 +96,9 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
         await ws.close(Close.BAD_TOKEN)
         return
     digest = token_hash(token)
+    if not await limits.hello_allowed(ip, digest):  # a reconnect loop: the client backs off
+        await ws.close(Close.TRY_AGAIN_LATER)
+        return
     conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit,
                       send_timeout_s=settings.send_timeout_s)
     answer = await hub.submit(room_code, commands.command("hello", conn, digest, hub.sockets, hub.origin))
@@ -108,15 +110,23 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
         await hub.detach(conn)  # registered if the hello ran but its commit failed
         await conn.wait_closed()
         return
+    # the player's message bucket, shared by their sockets here: a reconnect brings no new burst
     clock = seconds(hub.clock.speed)
-    door = gate(settings, TokenBucket(settings.rate_burst, settings.rate_per_s, clock), clock)
+    door = gate(settings, limits.bucket(f"{room_code}:{conn.player}", settings.rate_burst,
+                                        settings.rate_per_s, clock), clock)
     await hub.attach(conn)  # subscribe to other processes' commits
     try:
         await _read_loop(hub, conn, door)
     finally:
         conn.close()
-        await _drop(hub, conn)
+        if hub.leaving or settings.drop_delay_ms <= 0:  # (the process is going away: now)
+            await _drop(hub, conn)
+        else:
+            _drop_later(hub, conn, settings.drop_delay_ms)
         await conn.wait_closed()  # the last frames and the close frame go out first
+
+
+_later: set[asyncio.Task[None]] = set()  # drops waiting for their delay (held: tasks are weak)
 
 
 async def _drop(hub: Hub, conn: Connection) -> None:
@@ -124,6 +134,26 @@ async def _drop(hub: Hub, conn: Connection) -> None:
     of theirs said hello here meanwhile."""
     if await hub.detach(conn):
         await hub.submit(conn.code, commands.command("drop", conn, hub.sockets, hub.origin))
+
+
+def _drop_later(hub: Hub, conn: Connection, delay_ms: float) -> None:
+    """Drop ``conn`` after ``delay_ms`` (of the server's clock). Until then the closed socket
+    stays its player's here (it is sent nothing; the room stays listed under this process, so
+    if the process dies the others still mark the player disconnected), and a hello of the
+    player replaces it without a change to the room: a connection that flaps makes no
+    disconnected/reconnected pair."""
+    async def later() -> None:
+        await hub.clock.sleep_ms(delay_ms)
+        if hub.leaving:  # its stop marks every player it holds disconnected
+            return
+        try:
+            await _drop(hub, conn)
+        except Exception:
+            log.exception("drop failed", extra={"room": conn.code})
+
+    task = asyncio.get_running_loop().create_task(later())
+    _later.add(task)
+    task.add_done_callback(_later.discard)
 
 
 def _hello_token(text: str, limit: int) -> str | None:

@@ -1,8 +1,11 @@
-"""Abuse over real sockets (the security issue's findings).
+"""Abuse over real sockets (the security issue's findings), and a game night that none of the
+limits may touch.
 
 1. Every frame passes the socket's limit before any work: past it a frame costs a counter (at
    most one ``rate_limited`` notice a window, no Redis), and a socket that keeps flooding is
    closed (1008) and its address's new sockets refused on every process for a while.
+2. Hellos are limited per token and per address across processes; a connection that flaps
+   makes no disconnected/reconnected pair; a reconnect brings no fresh burst.
 5. A relayed seat that bursts past the rate limit still gets its pongs.
 
 A client's address is set with ``X-Forwarded-For`` (uvicorn trusts it from 127.0.0.1), so each
@@ -23,6 +26,7 @@ import websockets
 from app.core.settings import Settings
 
 from .harness import Client, RedisServer, ServerProcess, real_redis_available
+from .tables import level, quiet
 
 _addresses = itertools.count(1)
 
@@ -90,7 +94,8 @@ def defaults(**overrides: Any) -> dict[str, Any]:
     s = Settings()
     limits = {name: getattr(s, name) for name in (
         "rate_burst", "rate_per_s", "ping_burst", "ping_per_s", "failed_joins_per_min", "sockets_per_ip",
-        "flood_window_ms", "flood_frames", "flood_block_s", "max_frame_bytes", "outbox_limit")}
+        "flood_window_ms", "flood_frames", "flood_block_s", "hellos_per_token_per_min",
+        "hellos_per_ip_per_min", "drop_delay_ms", "max_frame_bytes", "outbox_limit")}
     return {**limits, **overrides}
 
 
@@ -155,6 +160,71 @@ async def test_frames_past_the_limit_cost_no_redis(own_redis: RedisServer):
         store.close()
 
 
+# -- 2. hellos and reconnects ---------------------------------------------------------------------
+
+async def test_hellos_are_limited_per_token_and_per_address_across_processes():
+    needs_real_redis()
+    limits = defaults(hellos_per_token_per_min=4, hellos_per_ip_per_min=7)
+    one = ServerProcess(redis="real", **limits).start()
+    two = ServerProcess(redis="real", prefix=one.prefix, **limits).start()
+    try:
+        host = one.create("Ann")
+        guests = [one.join(host["code"], f"G{i}") for i in range(3)]
+        ip = address()
+        for server in (one, two, one, two):  # four hellos with one token, over both processes
+            await (await welcomed(server, host["code"], host["token"], ip)).close()
+        fifth = await hello(one, host["code"], host["token"], ip)
+        assert await closed_with(fifth) == 1013  # try again later: the client backs off
+        assert fifth.messages == []
+        # other tokens from the same address: seven hellos in all, then none
+        await (await welcomed(two, host["code"], guests[0]["token"], ip)).close()
+        await (await welcomed(one, host["code"], guests[1]["token"], ip)).close()
+        late = await hello(two, host["code"], guests[2]["token"], ip)
+        assert await closed_with(late) == 1013
+        # another address, another count
+        await (await welcomed(one, host["code"], guests[2]["token"], address())).close()
+    finally:
+        stopped(one, two)
+
+
+async def test_a_connection_that_flaps_makes_no_disconnected_reconnected_pair():
+    server = ServerProcess(redis="fake", drop_delay_ms=2000).start()
+    try:
+        host = server.create("Ann")
+        guest = server.join(host["code"], "Bob")
+        ann = await Client(server, host["code"], host["token"]).connect()
+        bob = await Client(server, host["code"], guest["token"]).connect()
+        await level([ann, bob])
+        version = ann.version
+        for _ in range(5):  # Bob's phone drops and comes back, again and again
+            await bob.close()
+            bob = await Client(server, host["code"], guest["token"]).connect()
+        await quiet(ann)
+        assert ann.version == version and bob.version == version
+        assert not [e for e in ann.events if e["kind"] in ("disconnected", "reconnected")]
+        # a drop that lasts is seen, after the delay
+        await bob.close()
+        await ann.until(lambda m: any(e["kind"] == "disconnected" for e in m.get("events", ())), timeout=10)
+        assert ann.version == version + 1
+    finally:
+        stopped(server)
+
+
+async def test_a_reconnect_brings_no_fresh_burst():
+    server = ServerProcess(redis="fake", **defaults(rate_burst=5, rate_per_s=0.01)).start()
+    try:
+        host = server.create("Ann")
+        ann = await Client(server, host["code"], host["token"]).connect()
+        for _ in range(5):
+            assert (await ann.send({"type": "sync"}))["type"] == "ack"
+        await ann.close()
+        ann = await Client(server, host["code"], host["token"]).connect()
+        answer = await ann.send({"type": "sync"})
+        assert answer["type"] == "error" and answer["code"] == "rate_limited", answer
+    finally:
+        stopped(server)
+
+
 # -- 5. pongs for a fast clicker, wherever the socket landed ---------------------------------------
 
 async def test_a_seat_that_bursts_past_the_limit_gets_its_pong_on_either_process():
@@ -186,3 +256,84 @@ async def test_a_seat_that_bursts_past_the_limit_gets_its_pong_on_either_process
             assert codes <= {"not_started", "rate_limited"}, codes
     finally:
         stopped(home, edge)
+
+
+# -- a game night ---------------------------------------------------------------------------------
+
+def human_move(c: Client) -> dict[str, Any]:
+    """What a quick player does: the first card that can go (UNO with the last but one), else
+    a draw (then the drawn card, or a pass); a pending choice is made at once."""
+    game = c.game
+    assert game is not None
+    legal, pending = game["legal"], game.get("pending")
+    if legal["choose"] and pending:
+        field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+        return {"type": "choose", field: legal["choose"][0]}
+    if legal["play"]:
+        move: dict[str, Any] = {"type": "play", "card": legal["play"][0]}
+        if len(c.view["hand"]) == 2:
+            move["uno"] = True
+        return move
+    return {"type": "draw"} if legal["draw"] else {"type": "pass"}
+
+
+async def test_a_game_night_stays_well_under_every_limit():
+    """Ten seats and a dozen spectators from one address (a house), spread over two processes:
+    everyone pings, three phones reconnect a few times, the players move as fast as their turns
+    come. With every limit at its default, nothing is refused.
+
+    The server's clock runs ten times fast (the buckets refill on it): the script moves as fast
+    as the answers come, a hundred times a second and more, and a night so compressed still
+    plays its turns several times faster than a quick table of people. The hello limits count
+    real minutes: ten times harder to keep under here than on a night."""
+    needs_real_redis()
+    one = ServerProcess(redis="real", **defaults(clock_speed=10)).start()
+    two = ServerProcess(redis="real", prefix=one.prefix, **defaults(clock_speed=10)).start()
+    servers = [one, two]
+    try:
+        # (draw one: with the default, voluntary draws, a hand with nothing to play draws at the
+        # script's speed until something is playable, which no player clicks that fast)
+        host = one.create("Ann", {"turn_timer_s": 0, "draw": "one"})
+        seats = [host] + [one.join(host["code"], f"P{i}") for i in range(1, 10)]
+        code = host["code"]
+        clients = [await Client(servers[i % 2], code, s["token"]).connect() for i, s in enumerate(seats)]
+        assert (await clients[0].send({"type": "start"}))["type"] == "ack"
+        await level(clients)
+        watchers = [one.join(host["code"], f"S{i}") for i in range(12)]
+        assert all(w["spectator"] for w in watchers)
+        spectators = [await Client(servers[i % 2], host["code"], w["token"]).connect()
+                      for i, w in enumerate(watchers)]
+        everyone = clients + spectators
+        moves = 0
+        while moves < 150 and clients[0].view["room"]["status"] != "match_over":
+            await level(everyone)
+            if clients[0].view["room"]["status"] == "round_over":  # the next round, at once
+                assert (await clients[0].send({"type": "rematch"}))["type"] == "ack"
+                continue
+            if moves % 10 == 0:  # the heartbeat (the browser pings every 15 s: this is more)
+                for c in everyone:
+                    await c.send_raw('{"type":"ping"}')
+                for c in everyone:
+                    await c.until(lambda m: m["type"] == "pong")
+            if moves in (5, 15, 25):  # three phones lose their connection and come back
+                for i in (1, 4, 7):
+                    await clients[i].close()
+                    clients[i] = await Client(servers[(i + moves) % 2], code, seats[i]["token"]).connect()
+                everyone = clients + spectators
+                await level(everyone)
+            mover = next((c for c in clients if c.my_turn()), None)
+            if mover is None:  # (a choice or a window under way: the next patch says whose turn)
+                if clients[0].view["room"]["status"] != "playing":  # the last move ended it
+                    continue
+                await clients[0].until(lambda m: m["type"] == "patch")
+                continue
+            answer = await mover.send(human_move(mover))
+            assert answer["type"] == "ack", answer
+            moves += 1
+        await level(everyone)
+        for c in everyone:
+            assert c.ws.close_code is None, c.ws.close_code
+            assert not [m for m in c.messages if m.get("code") == "rate_limited"]
+            assert c.gaps == 0
+    finally:
+        stopped(*servers)

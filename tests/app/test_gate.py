@@ -91,3 +91,23 @@ async def test_a_blocked_address_is_known_here_until_its_block_ends():
     await limits.flooded("9.9.9.9")
     assert not await other.admit("9.9.9.9") and not await limits.admit("9.9.9.9")
     await redis.aclose()
+
+
+async def test_hellos_are_counted_per_token_and_per_address():
+    store = RoomStore(fakeredis.FakeAsyncRedis(), "t", 60_000)
+    limits = AddressLimits(store, Settings(hellos_per_token_per_min=2, hellos_per_ip_per_min=3))
+    assert [await limits.hello_allowed("1.1.1.1", "a") for _ in range(3)] == [True, True, False]
+    assert not await limits.hello_allowed("1.1.1.1", "b")  # the address's fourth
+    assert await limits.hello_allowed("2.2.2.2", "b")
+
+
+def test_a_players_sockets_share_one_bucket_and_full_ones_are_forgotten():
+    clock = Clock()
+    limits = AddressLimits(RoomStore(fakeredis.FakeAsyncRedis(), "t", 60_000), Settings(), clock)
+    first = limits.bucket("ROOM:p1", 5, 1.0, clock)
+    assert limits.bucket("ROOM:p1", 5, 1.0) is first and limits.bucket("ROOM:p2", 5, 1.0) is not first
+    first.take()
+    clock.now += 10
+    for i in range(2000):
+        limits.bucket(f"ROOM:x{i}", 5, 1.0, clock)
+    assert len(limits.buckets) < 2000  # full buckets are swept (one is as good as a new one)
