@@ -89,11 +89,9 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
     if first is None:  # a binary frame: read as UTF-8 text, as every later frame is
         first = (message.get("bytes") or b"").decode("utf-8", "replace")
     token = _hello_token(first, settings.max_frame_bytes)
-    if room_code is None:
-        await ws.close(Close.NO_ROOM)
-        return
-    if token is None:
-        await ws.close(Close.BAD_TOKEN)
+    if room_code is None or token is None:  # a failed join, as an unknown room or token is
+        await limits.join_failed(ip)
+        await ws.close(Close.NO_ROOM if room_code is None else Close.BAD_TOKEN)
         return
     digest = token_hash(token)
     if not await limits.hello_allowed(ip, digest):  # a reconnect loop: the client backs off
@@ -103,7 +101,7 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
                       send_timeout_s=settings.send_timeout_s)
     answer = await hub.submit(room_code, commands.command("hello", conn, digest, hub.sockets, hub.origin))
     if answer["type"] == "error":
-        if answer["code"] == Err.ROOM_NOT_FOUND:
+        if answer["code"] in FAILED_JOINS:
             await limits.join_failed(ip)
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
@@ -126,6 +124,8 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
         await conn.wait_closed()  # the last frames and the close frame go out first
 
 
+#: hello answers that count as failed joins (as an HTTP join to an unknown room does)
+FAILED_JOINS = frozenset([Err.ROOM_NOT_FOUND, "bad_token"])
 _later: set[asyncio.Task[None]] = set()  # drops waiting for their delay (held: tasks are weak)
 
 

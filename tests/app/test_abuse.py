@@ -6,6 +6,8 @@ limits may touch.
    closed (1008) and its address's new sockets refused on every process for a while.
 2. Hellos are limited per token and per address across processes; a connection that flaps
    makes no disconnected/reconnected pair; a reconnect brings no fresh burst.
+3. Hellos to unknown rooms and with bad tokens are failed joins; a blocked address is refused
+   at the handshake, without Redis once the process knows it.
 5. A relayed seat that bursts past the rate limit still gets its pongs.
 
 A client's address is set with ``X-Forwarded-For`` (uvicorn trusts it from 127.0.0.1), so each
@@ -19,6 +21,7 @@ import itertools
 import json
 from typing import Any
 
+import httpx
 import pytest
 import redis
 import websockets
@@ -223,6 +226,58 @@ async def test_a_reconnect_brings_no_fresh_burst():
         assert answer["type"] == "error" and answer["code"] == "rate_limited", answer
     finally:
         stopped(server)
+
+
+# -- 3. walking codes -----------------------------------------------------------------------------
+
+async def test_unknown_rooms_and_bad_tokens_are_failed_joins_and_a_blocked_address_is_refused():
+    server = ServerProcess(redis="fake", **defaults(failed_joins_per_min=4)).start()
+    try:
+        host = server.create("Ann")
+        ip = address()
+        missing = "ZZZZZZ" if httpx.get(f"{server.url}/api/rooms/ZZZZZZ").status_code == 404 else "YYYYYY"
+        tries = [(missing, host["token"], 4404), ("nope", host["token"], 4404),
+                 (host["code"], "not-a-token-of-this-room", 4401), (host["code"], 12345678, 4401)]
+        for code, token, close in tries:
+            assert await closed_with(await hello(server, code, token, ip)) == close, (code, token)
+        # four failed: the address is refused before its hello, even with a good token
+        assert await refused_at_handshake(server, host["code"], ip)
+        r = httpx.post(f"{server.url}/api/rooms/{host['code']}/join", json={"name": "x"},
+                       headers={"X-Forwarded-For": ip})
+        assert r.status_code == 429
+        # the room and other addresses are untouched
+        ann = await welcomed(server, host["code"], host["token"], address())
+        assert ann.you == host["player_id"]
+        await ann.close()
+    finally:
+        stopped(server)
+
+
+async def test_a_blocked_address_is_refused_without_asking_redis(own_redis: RedisServer):
+    server = ServerProcess(redis="fake", **defaults(failed_joins_per_min=2))
+    server.env["REDIS_URL"] = own_redis.url
+    store = redis.Redis(port=own_redis.port)
+    try:
+        server.start()
+        host = server.create("Ann")
+        ip = address()
+        for _ in range(2):
+            assert await closed_with(await hello(server, "ZZZZZZ", host["token"], ip)) == 4404
+        assert await refused_at_handshake(server, host["code"], ip)
+
+        def commands() -> dict[str, int]:
+            return {k: v["calls"] for k, v in store.info("commandstats").items()}
+
+        before = commands()
+        for _ in range(20):
+            assert await refused_at_handshake(server, host["code"], ip)
+        after = commands()
+        asked = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+        # (the process's own beats may come meanwhile: a scheduler poll, a heartbeat)
+        assert not {"cmdstat_get", "cmdstat_pttl", "cmdstat_hmget", "cmdstat_incr"} & asked.keys(), asked
+    finally:
+        stopped(server)
+        store.close()
 
 
 # -- 5. pongs for a fast clicker, wherever the socket landed ---------------------------------------
