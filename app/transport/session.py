@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from urllib.parse import urlsplit
 
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketState
@@ -27,14 +28,45 @@ from app.transport.gate import PONG_TEXT, Gate, Verdict, gate, notice, seconds
 log = logging.getLogger("mercyless.ws")
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _site(scheme: str, netloc: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of a web origin, the port filled in from the scheme; None when it
+    is not one."""
+    try:
+        parts = urlsplit(f"{scheme}://{netloc}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+
+
+def _origin_site(origin: str) -> tuple[str, str, int] | None:
+    scheme, sep, rest = origin.strip().partition("://")
+    if not sep or "/" in rest.rstrip("/"):
+        return None
+    return _site(scheme.lower(), rest.rstrip("/"))
+
+
 def origin_allowed(ws: RawSocket, allowed: list[str]) -> bool:
+    """A browser may open a game socket from the page's own site (scheme, host and port: the
+    page's scheme is the socket's, ws -> http and wss -> https, as uvicorn sets it from
+    X-Forwarded-Proto behind a proxy it trusts) or from an origin in ``allowed``."""
     origin = ws.headers.get("origin")
     if origin is None:  # not a browser: the token is the credential
         return True
     if "*" in allowed or origin in allowed:
         return True
-    host = ws.headers.get("host", "")
-    return origin.split("://", 1)[-1] == host
+    site = _origin_site(origin)
+    if site is None:
+        return False
+    if any(_origin_site(other) == site for other in allowed):
+        return True
+    page_scheme = "https" if ws.scope.get("scheme") in ("wss", "https") else "http"
+    return site == _site(page_scheme, ws.headers.get("host", ""))
 
 
 async def serve(ws: RawSocket, hub: Hub, code: str) -> None:

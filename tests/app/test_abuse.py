@@ -8,6 +8,7 @@ limits may touch.
    makes no disconnected/reconnected pair; a reconnect brings no fresh burst.
 3. Hellos to unknown rooms and with bad tokens are failed joins; a blocked address is refused
    at the handshake, without Redis once the process knows it.
+4. The origin check compares scheme, host and port.
 5. A relayed seat that bursts past the rate limit still gets its pongs.
 
 A client's address is set with ``X-Forwarded-For`` (uvicorn trusts it from 127.0.0.1), so each
@@ -278,6 +279,25 @@ async def test_a_blocked_address_is_refused_without_asking_redis(own_redis: Redi
     finally:
         stopped(server)
         store.close()
+
+
+# -- 4. origins -----------------------------------------------------------------------------------
+
+async def test_the_origin_must_match_the_pages_scheme_host_and_port():
+    server = ServerProcess(redis="fake").start()
+    try:
+        code = server.create("Ann")["code"]
+        site = f"127.0.0.1:{server.port}"
+        assert not await refused_at_handshake(server, code, origin=f"http://{site}")
+        for origin in (f"https://{site}", f"http://127.0.0.1:{server.port + 1}", f"http://localhost:{server.port}",
+                       f"ws://{site}", "null", f"http://{site}.evil.example"):
+            assert await refused_at_handshake(server, code, origin=origin), origin
+        # behind a TLS proxy (trusted from 127.0.0.1) the page is https
+        proxied = {"X_Forwarded_Proto": "https"}
+        assert not await refused_at_handshake(server, code, origin=f"https://{site}", **proxied)
+        assert await refused_at_handshake(server, code, origin=f"http://{site}", **proxied)
+    finally:
+        stopped(server)
 
 
 # -- 5. pongs for a fast clicker, wherever the socket landed ---------------------------------------

@@ -1,14 +1,17 @@
 """The parts of the limits, on a clock of the test's own: the gate every frame passes
-(app/transport/gate.py), the token bucket and the per-address limits (app/cluster/limits.py)."""
+(app/transport/gate.py), the token bucket and the per-address limits (app/cluster/limits.py),
+the origin check (app/transport/session.py)."""
 
 from __future__ import annotations
 
 import fakeredis
+import pytest
 
 from app.cluster.limits import AddressLimits, TokenBucket
 from app.core.settings import Settings
 from app.storage.store import RoomStore
 from app.transport.gate import Gate, Verdict, is_ping
+from app.transport.session import origin_allowed
 
 
 class Clock:
@@ -111,3 +114,45 @@ def test_a_players_sockets_share_one_bucket_and_full_ones_are_forgotten():
     for i in range(2000):
         limits.bucket(f"ROOM:x{i}", 5, 1.0, clock)
     assert len(limits.buckets) < 2000  # full buckets are swept (one is as good as a new one)
+
+
+class FakeSocket:
+    def __init__(self, origin: str | None, host: str, scheme: str = "ws") -> None:
+        headers = [(b"host", host.encode())]
+        if origin is not None:
+            headers.append((b"origin", origin.encode()))
+        self.scope = {"type": "websocket", "scheme": scheme, "headers": headers}
+
+    @property
+    def headers(self):
+        from starlette.datastructures import Headers
+
+        return Headers(scope=self.scope)
+
+
+@pytest.mark.parametrize(("origin", "host", "scheme", "allowed"), [
+    (None, "example.com", "ws", True),  # not a browser
+    ("http://example.com", "example.com", "ws", True),
+    ("http://example.com:80", "example.com", "ws", True),
+    ("http://EXAMPLE.com/", "example.com:80", "ws", True),
+    ("https://example.com", "example.com", "ws", False),  # the page is http
+    ("https://example.com", "example.com", "wss", True),  # TLS (or X-Forwarded-Proto: https)
+    ("https://example.com:443", "example.com", "wss", True),
+    ("http://example.com", "example.com", "wss", False),
+    ("https://example.com:8443", "example.com", "wss", False),
+    ("http://example.com.evil", "example.com", "ws", False),
+    ("http://[::1]:8000", "[::1]:8000", "ws", True),
+    ("null", "example.com", "ws", False),
+    ("http://example.com:bad", "example.com", "ws", False),
+    ("file://", "example.com", "ws", False),
+])
+def test_the_origin_is_the_pages_scheme_host_and_port(origin, host, scheme, allowed):
+    assert origin_allowed(FakeSocket(origin, host, scheme), []) is allowed  # type: ignore[arg-type]
+
+
+def test_listed_origins_are_allowed_as_written_or_as_the_same_site():
+    ws = FakeSocket("https://friends.example", "game.example", "wss")
+    assert origin_allowed(ws, ["https://friends.example"])  # type: ignore[arg-type]
+    assert origin_allowed(ws, ["https://friends.example:443/"])  # type: ignore[arg-type]
+    assert not origin_allowed(ws, ["http://friends.example"])  # type: ignore[arg-type]
+    assert origin_allowed(ws, ["*"])  # type: ignore[arg-type]
