@@ -68,10 +68,11 @@ class Settings(BaseSettings):
     ping_burst: int = 20
     ping_per_s: float = 2.0
     # frames past a socket's limits cost a counter: at most one rate_limited notice a window, and
-    # flood_frames of them within one window close the socket (1008; 0 = never) and refuse its
-    # address's new sockets for flood_block_s, on every process (0 = not refused)
+    # flood_frames of them within one window close the socket (1008) and refuse its address's
+    # new sockets for flood_block_s, on every process (0 = not refused). There is no "never": a
+    # socket left open is read, and every frame framed by the server, however fast it comes
     flood_window_ms: int = Field(default=1_000, gt=0)
-    flood_frames: int = 100
+    flood_frames: int = Field(default=100, gt=0)
     flood_block_s: float = 30.0
     # hellos counted a minute from the first, across processes; 0 = no limit
     hellos_per_token_per_min: int = 30

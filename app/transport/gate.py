@@ -22,6 +22,9 @@ from app.rooms.intent import error
 
 PONG_TEXT = '{"type":"pong"}'
 PING_MAX = 64  # a longer frame is no ping (and is judged as a message)
+#: dropped frames between two turns given to the loop: ``receive`` returns without waiting
+#: while frames are queued, so a reader dropping a flood would hold the loop for all of them
+YIELD_EVERY = 32
 _PING_TEXT = '{"type":"ping"}'
 _PING_BYTES = _PING_TEXT.encode()
 _JSON_SPACE = " \t\n\r"
@@ -76,7 +79,7 @@ class Gate:
             self._over = 0
             self._noticed = False
         self._over += 1
-        if self._flood_frames > 0 and self._over >= self._flood_frames:
+        if self._over >= self._flood_frames:
             return Verdict.FLOOD
         if ping or self._noticed:
             return Verdict.DROP

@@ -47,7 +47,7 @@ from app.cluster.limits import TokenBucket
 from app.core.protocol import Close, Err, dumps
 from app.rooms.intent import error
 from app.transport.connection import Connection
-from app.transport.gate import PONG_TEXT, Verdict, gate, seconds
+from app.transport.gate import PONG_TEXT, YIELD_EVERY, Verdict, gate, seconds
 from app.transport.relay_post import Post
 from app.transport.relay_wire import (
     BATCH,
@@ -207,6 +207,8 @@ class Relay:
                                         extra={"room": code})
                             conn.close(Close.POLICY)
                             await self.hub.limits.flooded(ws.client_host)
+                        elif door.over % YIELD_EVERY == 0:
+                            await asyncio.sleep(0)  # (the other rooms' turn)
                         # past this gate's limit, past the home's too: the home gave the notice
                         continue
                 if len(frame) > limit:  # the home answers too_large and closes (1009)

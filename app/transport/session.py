@@ -23,7 +23,7 @@ from app.rooms import commands
 from app.rooms.intent import error
 from app.transport.asgi import RawSocket
 from app.transport.connection import Connection
-from app.transport.gate import PONG_TEXT, Gate, Verdict, gate, notice, seconds
+from app.transport.gate import PONG_TEXT, YIELD_EVERY, Gate, Verdict, gate, notice, seconds
 
 log = logging.getLogger("mercyless.ws")
 
@@ -223,6 +223,8 @@ async def _read_loop(hub: Hub, conn: Connection, door: Gate) -> None:
                 log.warning("socket flooded: closed, its address slowed", extra={"room": conn.code})
                 conn.close(Close.POLICY)
                 await hub.limits.flooded(ws.client_host)
+            elif door.over % YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # (the other rooms' turn)
             continue
         if len(frame) > limit:
             conn.send(dumps(error(None, Err.TOO_LARGE, f"frames are at most {limit} bytes")))

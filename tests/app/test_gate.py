@@ -57,12 +57,6 @@ def test_past_the_limit_a_frame_costs_a_counter_one_notice_a_window_and_a_flood_
     assert gate.admit('{"type": "ping"}') is Verdict.PING
 
 
-def test_flood_frames_zero_never_calls_a_flood():
-    clock = Clock()
-    gate = Gate(TokenBucket(1, 0.0, clock), TokenBucket(1, 0.0, clock), 1.0, 0, clock)
-    assert {gate.admit("x") for _ in range(10_000)} == {Verdict.MESSAGE, Verdict.NOTICE, Verdict.DROP}
-
-
 class NoRedis:
     def __getattr__(self, name: str):
         raise AssertionError(f"Redis asked ({name}) for a block this process knows")
