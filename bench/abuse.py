@@ -1,20 +1,22 @@
 """Hostile sockets beside a paced game: ``python -m bench.abuse [--rooms 10] [--duration 8]``.
 
-For each server setting (``--settings``, as bench.paced_tail takes them; by default the limits'
-defaults, and the same with flooding sockets never closed, ``FLOOD_FRAMES=0``) one server
-process on the real Redis, with every limit at its default unless the setting says otherwise.
+For each server setting (as bench.paced_tail takes them; ``-``, the default: the limits'
+defaults) one server process on the real Redis, with every limit at its default unless the
+setting says otherwise.
 On it, paced rooms (``--rooms`` x 4 scripted players at 1 action per player per second, as
 bench.loadgen's paced run) are measured alone and while 1, 4 and 16 hostile sockets flood
 (``--flooders``): each says hello in a room of its own, then writes frames as fast as the
-server takes them (bad JSON, pings and valid messages in turn, ``--frames`` of them at most)
-without reading; a socket the server closes comes back after ``--reconnect-ms``. The flooders
+server takes them (bad JSON, pings and valid messages in turn, ``--frames`` of them at most),
+reading whatever comes back (a reader too slow for its answers would be dropped as a stalled
+one); a socket the server closes comes back after ``--reconnect-ms``. The flooders
 run in a process of their own, each from a loopback address of its own (127.0.x.y), so the
 per-address limits see them as strangers to the paced players (127.0.0.1).
 
 Printed: the paced rooms' action latency p50/p99 (from a message to its patch at every seat of
 the room) for each number of flooders, side by side per setting, with what the flooders did
-(frames written, sockets closed, handshakes refused). ``--root`` runs the servers from another
-checkout (an older one ignores the settings it does not know).
+(frames written, sockets closed, handshakes refused). ``--also LABEL=PATH`` adds a row for the
+server of another checkout (e.g. ``git archive`` of an older commit; it ignores the settings it
+does not know), run with the first setting.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def _flood(port: int, code: str, token: str, source: str, stop: threading.Event,
             counts["refused"] += 1
             stop.wait(reconnect_s)
             continue
+        threading.Thread(target=_drain, args=(sock,), daemon=True).start()
         try:
             sock.sendall(hello)
             sock.settimeout(1)
@@ -98,6 +101,18 @@ def _flood(port: int, code: str, token: str, source: str, stop: threading.Event,
             sock.close()
         counts["closed"] += 1
         stop.wait(reconnect_s)
+
+
+def _drain(sock: socket.socket) -> None:
+    """Read (and forget) what the server sends, until the socket is gone."""
+    while True:
+        try:
+            if not sock.recv(65536):
+                return
+        except TimeoutError:
+            continue
+        except OSError:
+            return
 
 
 def flooders(port: int, rooms: list[tuple[str, str]], base: int, limit: int, reconnect_s: float,
@@ -152,40 +167,43 @@ def label(spec: str) -> str:
 async def main_async(args: argparse.Namespace) -> None:
     results: list[tuple[str, list[dict[str, Any]]]] = []
     base = 1
-    for spec in args.settings:
+    rows = [(label(spec), spec, ROOT) for spec in args.settings]
+    rows += [(name, args.settings[0], Path(path)) for name, path in (a.split("=", 1) for a in args.also)]
+    for name, spec, root in rows:
         env = {**DEFAULT_LIMITS, **settings_env(spec)}
-        proc, url = spawn(args.redis, env=env, root=args.root)
+        proc, url = spawn(args.redis, env=env, root=root)
         runs = []
         try:
             for hostile in args.flooders:
                 run = await phase(url, proc.pid, hostile, base, args)
                 base += 1
                 runs.append(run)
-                print(f"{label(spec):>14} {hostile:>2} flooding: {run['actions_per_s']:.0f} actions/s, "
+                print(f"{name:>14} {hostile:>2} flooding: {run['actions_per_s']:.0f} actions/s, "
                       f"p50 {run['p50']:.1f} ms, p99 {run['p99']:.1f} ms, errors {run['errors']}; "
                       f"flooders: {run['frames']} frames written ({run['frames_per_s']:.0f}/s), "
                       f"{run['closed']} closed, {run['refused']} refused", flush=True)
         finally:
             proc.terminate()
             proc.wait(10)
-        results.append((spec, runs))
+        results.append((name, runs))
     head = "".join(f"{'alone' if n == 0 else f'{n} flooding':>16}" for n in args.flooders)
     print(f"\npaced {args.rooms} rooms x 4 at 1 action/s each, action latency p50 / p99 (ms)")
     print(f"{'setting':>14}{head}")
-    for spec, runs in results:
-        print(f"{label(spec):>14}" + "".join(f"{r['p50']:>8.1f} /{r['p99']:>6.1f}" for r in runs))
+    for name, runs in results:
+        print(f"{name:>14}" + "".join(f"{r['p50']:>8.1f} /{r['p99']:>6.1f}" for r in runs))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("settings", nargs="*", default=["-", "FLOOD_FRAMES=0"])
+    parser.add_argument("settings", nargs="*", default=["-"])
     parser.add_argument("--rooms", type=int, default=10)
     parser.add_argument("--duration", type=float, default=8.0)
     parser.add_argument("--flooders", type=lambda s: [int(n) for n in s.split(",")], default=[0, 1, 4, 16])
     parser.add_argument("--frames", type=int, default=2_000_000, help="at most, per flooding socket")
     parser.add_argument("--reconnect-ms", type=float, default=50.0)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
-    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose server runs")
+    parser.add_argument("--also", action="append", default=[], metavar="LABEL=PATH",
+                        help="a row for the server of another checkout")
     run_fast(main_async(parser.parse_args()))
 
 
