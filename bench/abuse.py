@@ -178,7 +178,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 run = await phase(url, proc.pid, hostile, base, args)
                 base += 1
                 runs.append(run)
-                print(f"{name:>14} {hostile:>2} flooding: {run['actions_per_s']:.0f} actions/s, "
+                print(f"{name:>20} {hostile:>2} flooding: {run['actions_per_s']:.0f} actions/s, "
                       f"p50 {run['p50']:.1f} ms, p99 {run['p99']:.1f} ms, errors {run['errors']}; "
                       f"flooders: {run['frames']} frames written ({run['frames_per_s']:.0f}/s), "
                       f"{run['closed']} closed, {run['refused']} refused", flush=True)
@@ -188,9 +188,9 @@ async def main_async(args: argparse.Namespace) -> None:
         results.append((name, runs))
     head = "".join(f"{'alone' if n == 0 else f'{n} flooding':>16}" for n in args.flooders)
     print(f"\npaced {args.rooms} rooms x 4 at 1 action/s each, action latency p50 / p99 (ms)")
-    print(f"{'setting':>14}{head}")
+    print(f"{'setting':>20}{head}")
     for name, runs in results:
-        print(f"{name:>14}" + "".join(f"{r['p50']:>8.1f} /{r['p99']:>6.1f}" for r in runs))
+        print(f"{name:>20}" + "".join(f"{r['p50']:>8.1f} /{r['p99']:>6.1f}" for r in runs))
 
 
 def main() -> None:
