@@ -29,7 +29,6 @@ from app.core.settings import Settings
 from app.rooms import commands, lobby
 from app.rooms.actor import RoomActor
 from app.rooms.model import Loaded
-from app.transport.connection import TokenBucket
 
 
 class StubStore:
@@ -58,7 +57,6 @@ class StubSocket:
         self.version = 0
         self.closed = False
         self.frames: list[str | bytes] = []
-        self.bucket = TokenBucket(1_000_000, 1_000_000.0)
 
     def send(self, text: str | bytes) -> None:
         self.frames.append(text)

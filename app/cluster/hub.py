@@ -73,7 +73,7 @@ class Hub:
             if settings.bot_workers > 0 else None
         self.services = RoomServices(settings, store, clock, self.metrics, self.sockets, self.scheduler,
                                      self.origin, publishes, history, self.bot_pool)
-        self.limits = AddressLimits(store, settings.failed_joins_per_min, settings.sockets_per_ip)
+        self.limits = AddressLimits(store, settings)
         self.quotas = Quotas(store)
         self._make_relay = make_relay
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
@@ -112,6 +112,11 @@ class Hub:
         if self.relay is not None:
             self.relay.leave()
         self._leaving = asyncio.create_task(self.nodes.retire(), name="retire")
+
+    @property
+    def leaving(self) -> bool:
+        """The process got its stop signal (``stopping``)."""
+        return self._leaving is not None
 
     async def stop(self) -> None:
         self.stopping()

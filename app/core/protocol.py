@@ -17,7 +17,7 @@ ID_MAX = 64
 
 class Close(IntEnum):
     NORMAL = 1000
-    POLICY = 1008  # refused before the handshake (an origin not allowed)
+    POLICY = 1008  # an origin not allowed (before the handshake: 403), a socket that flooded
     TOO_LARGE = 1009
     RESTART = 1012  # the process is going away, or the room's home did: reconnect
     TRY_AGAIN_LATER = 1013

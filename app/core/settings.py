@@ -83,6 +83,23 @@ class Settings(BaseSettings):
     failed_joins_per_min: int = 10  # per client address; 0 = no limit (load tests)
     sockets_per_ip: int = 64  # open WebSockets per client address; 0 = no limit
     answers_kept: int = 4096
+    # a socket's pings have an allowance of their own, apart from its messages (RATE_*), and
+    # are answered where the socket landed (a relayed one's too)
+    ping_burst: int = 20
+    ping_per_s: float = 2.0
+    # frames past a socket's limits cost a counter: at most one rate_limited notice a window, and
+    # flood_frames of them within one window close the socket (1008) and refuse its address's
+    # new sockets for flood_block_s, on every process (0 = not refused). There is no "never": a
+    # socket left open is read, and every frame framed by the server, however fast it comes
+    flood_window_ms: int = Field(default=1_000, gt=0)
+    flood_frames: int = Field(default=100, gt=0)
+    flood_block_s: float = 30.0
+    # hellos counted a minute from the first, across processes; 0 = no limit
+    hellos_per_token_per_min: int = 30
+    hellos_per_ip_per_min: int = 300
+    # a player whose socket closed is marked disconnected this long after, unless they said hello
+    # again meanwhile (a flapping connection makes no disconnected/reconnected pair); 0 = at once
+    drop_delay_ms: int = Field(default=2_000, ge=0)
 
     # the HTTP edge (docs/deploy.md "Settings that matter in production")
     # addresses of the proxies whose X-Forwarded-For names the client (uvicorn's

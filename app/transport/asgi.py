@@ -188,8 +188,16 @@ class RawSocket:
         close sent then). Closing twice sends nothing."""
         if self.application_state == WebSocketState.DISCONNECTED:
             return
+        accepted = self.application_state == WebSocketState.CONNECTED
         self.application_state = WebSocketState.DISCONNECTED
         await self._send({"type": "websocket.close", "code": code})
+        if accepted and code == Close.POLICY:
+            # a flood (app/transport/gate.py): the connection goes now, its close answer not
+            # waited for. The server would read the socket until the answer came (uvicorn: up
+            # to 10 s), parsing every frame a flooder still sends only to drop it
+            transport = getattr(getattr(self._send, "__self__", None), "transport", None)
+            if transport is not None:
+                transport.close()
 
 
 _HEAD_16 = struct.Struct("!BBH")

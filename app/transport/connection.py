@@ -1,6 +1,7 @@
 """One WebSocket of one player: frames written as they are sent, a bounded backlog drained by a
-writer task only while the socket's buffer is full (a slow reader never stalls its room), a
-token-bucket rate limit, and the last view sent to it (the base of its next patch)."""
+writer task only while the socket's buffer is full (a slow reader never stalls its room), and
+the last view sent to it (the base of its next patch). What a client may send is the gate's
+(app/transport/gate.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import contextlib
 import functools
 import itertools
 import logging
-import time
 from collections import deque
 from collections.abc import Coroutine
 from typing import Any
@@ -23,26 +23,9 @@ log = logging.getLogger("mercyless.ws")
 _ids = itertools.count(1)
 
 
-class TokenBucket:
-    def __init__(self, burst: int, per_s: float) -> None:
-        self.capacity = float(burst)
-        self.tokens = float(burst)
-        self.rate = per_s
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
 class Connection:
-    def __init__(self, ws: RawSocket, code: str, player: str, *, outbox_limit: int, burst: int,
-                 per_s: float, send_timeout_s: float) -> None:
+    def __init__(self, ws: RawSocket, code: str, player: str, *, outbox_limit: int,
+                 send_timeout_s: float) -> None:
         self.id = next(_ids)
         self.ws = ws
         self.code = code
@@ -50,7 +33,6 @@ class Connection:
         self.view: dict[str, Any] | None = None  # None: the next message must be a welcome
         self.public: dict[str, Any] | None = None  # the public game ``view`` was built from
         self.version = 0
-        self.bucket = TokenBucket(burst, per_s)
         # frames waiting behind a write the socket could not take at once (None: close after)
         self.outbox: deque[str | bytes | None] = deque()
         self.outbox_limit = outbox_limit

@@ -11,8 +11,9 @@ took it over from a process found gone): another process that gets a socket of t
 accepts it and relays it, the frames the client sends to the home and the frames the home
 sends back to the client, through Redis pub/sub on each process's own channel. The home runs
 the socket's whole session (app/ws.py) on a ``RelayedSocket``; the relaying process keeps
-only the edge: the handshake, the per-address limits, and the outbound queue that drops a
-reader too slow to keep up.
+only the edge: the handshake, the per-address limits, a gate that answers the pings and cuts
+off a flood (app/transport/gate.py), and the outbound queue that drops a reader too slow to
+keep up.
 
 The home is a routing hint, never a lock: two processes that both think they are the room's
 home (one took over from another that was only slow) are correct, only slower. What the relay
@@ -42,9 +43,11 @@ from typing import TYPE_CHECKING
 import orjson
 from redis.exceptions import RedisError
 
+from app.cluster.limits import TokenBucket
 from app.core.protocol import Close, Err, dumps
 from app.rooms.intent import error
 from app.transport.connection import Connection
+from app.transport.gate import PONG_TEXT, YIELD_EVERY, Verdict, gate, seconds
 from app.transport.relay_post import Post
 from app.transport.relay_wire import (
     BATCH,
@@ -155,10 +158,8 @@ class Relay:
         settings = self.hub.settings
         await ws.accept()
         key = f"{self.origin}.{next(self._keys)}"
-        # the home applies the rate limit; this one, twice as loose, only keeps a flood from
-        # piling up in the home's inbox (a local socket's flood waits in the socket instead)
-        conn = Connection(ws, code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst * 2,
-                          per_s=settings.rate_per_s * 2, send_timeout_s=settings.send_timeout_s)
+        conn = Connection(ws, code, "", outbox_limit=settings.outbox_limit,
+                          send_timeout_s=settings.send_timeout_s)
         self._heard.setdefault(home, time.monotonic())
         opening = orjson.dumps([self.origin, key, code, ws.client_host,
                                 {k: v for k, v in ws.headers.items() if k in ("origin", "host")}])
@@ -178,20 +179,42 @@ class Relay:
         self.hub.metrics.relayed.set(len(self.links))
         limit = settings.max_frame_bytes
         prefix = key_bytes(key)
+        # the home applies the player's rate limit; this gate, with twice its allowance for
+        # messages, keeps a flood from piling up in the home and cuts it off, and answers the
+        # pings here (with an allowance of their own, as on the home: a player who clicks fast
+        # still gets pongs)
+        clock = seconds(self.hub.clock.speed)
+        door = gate(settings, TokenBucket(settings.rate_burst * 2, settings.rate_per_s * 2, clock), clock)
+        hello = True  # the first frame goes to the home as it came, as a local one is read
         try:
             while not conn.closed:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     return True
-                text = message.get("text")
-                if text is not None:
-                    kind, payload = TEXT, text.encode() if len(text) <= limit else b"x" * (limit + 1)
+                frame = message.get("text")
+                kind = TEXT
+                if frame is None:
+                    frame, kind = message.get("bytes") or b"", BINARY
+                if hello:
+                    hello = False
                 else:
-                    data = message.get("bytes") or b""
-                    kind, payload = (BINARY, data) if len(data) <= limit else (TEXT, b"x" * (limit + 1))
-                if not conn.bucket.take():
-                    conn.send(dumps(error(message_id(payload), Err.RATE_LIMITED, "slow down")))
-                    continue
+                    verdict = door.admit(frame)
+                    if verdict is not Verdict.MESSAGE:
+                        if verdict is Verdict.PING:
+                            conn.send(PONG_TEXT)
+                        elif verdict is Verdict.FLOOD:
+                            log.warning("relayed socket flooded: closed, its address slowed",
+                                        extra={"room": code})
+                            conn.close(Close.POLICY)
+                            await self.hub.limits.flooded(ws.client_host)
+                        elif door.over % YIELD_EVERY == 0:
+                            await asyncio.sleep(0)  # (the other rooms' turn)
+                        # past this gate's limit, past the home's too: the home gave the notice
+                        continue
+                if len(frame) > limit:  # the home answers too_large and closes (1009)
+                    kind, payload = TEXT, b"x" * (limit + 1)
+                else:
+                    payload = frame if type(frame) is bytes else frame.encode()  # type: ignore[union-attr]
                 # not waited for, nor answered: it goes in this loop turn's batch to the home,
                 # after this socket's earlier frames, and a home that stopped listening is
                 # found by the pings
@@ -212,7 +235,7 @@ class Relay:
         if not link.sent:
             link.conn.close(Close.TRY_AGAIN_LATER)
         elif is_ping(payload):
-            link.conn.send('{"type":"pong"}')
+            link.conn.send(PONG_TEXT)
         else:
             link.conn.send(dumps(error(message_id(payload), Err.UNAVAILABLE, "unavailable, try again")))
 

@@ -1,7 +1,9 @@
 """``/ws/{code}``: hello with a token, then typed messages in, acks/errors/patches out.
 
 The seat comes from the token presented in ``hello`` and is bound to the socket; no message
-can name another seat. Every message but ``ping`` gets exactly one ``ack`` or ``error``.
+can name another seat. Every frame passes the socket's gate first (app/transport/gate.py); within
+its limits every message but ``ping`` gets exactly one ``ack`` or ``error``. The per-address
+limits (app/cluster/limits.py) are applied at the handshake and at the hello.
 """
 
 from __future__ import annotations
@@ -9,29 +11,62 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from urllib.parse import urlsplit
 
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketState
 
 from app.cluster.hub import Hub
 from app.core.codes import normalize_code, token_hash
-from app.core.protocol import BadMessage, Close, Err, dumps, parse_json, parse_message, usable_id
+from app.core.protocol import BadMessage, Close, Err, dumps, parse_json, parse_message
 from app.rooms import commands
 from app.rooms.intent import error
 from app.transport.asgi import RawSocket
 from app.transport.connection import Connection
+from app.transport.gate import PONG_TEXT, YIELD_EVERY, Gate, Verdict, gate, notice, seconds
 
 log = logging.getLogger("mercyless.ws")
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _site(scheme: str, netloc: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of a web origin, the port filled in from the scheme; None when it
+    is not one."""
+    try:
+        parts = urlsplit(f"{scheme}://{netloc}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+
+
+def _origin_site(origin: str) -> tuple[str, str, int] | None:
+    scheme, sep, rest = origin.strip().partition("://")
+    if not sep or "/" in rest.rstrip("/"):
+        return None
+    return _site(scheme.lower(), rest.rstrip("/"))
+
+
 def origin_allowed(ws: RawSocket, allowed: list[str]) -> bool:
+    """A browser may open a game socket from the page's own site (scheme, host and port: the
+    page's scheme is the socket's, ws -> http and wss -> https, as uvicorn sets it from
+    X-Forwarded-Proto behind a proxy it trusts) or from an origin in ``allowed``."""
     origin = ws.headers.get("origin")
     if origin is None:  # not a browser: the token is the credential
         return True
     if "*" in allowed or origin in allowed:
         return True
-    host = ws.headers.get("host", "")
-    return origin.split("://", 1)[-1] == host
+    site = _origin_site(origin)
+    if site is None:
+        return False
+    if any(_origin_site(other) == site for other in allowed):
+        return True
+    page_scheme = "https" if ws.scope.get("scheme") in ("wss", "https") else "http"
+    return site == _site(page_scheme, ws.headers.get("host", ""))
 
 
 async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
@@ -42,10 +77,15 @@ async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
         await ws.close(Close.POLICY)
         return
     ip = ws.client_host
-    if not hub.limits.open_socket(ip):
+    limits = hub.limits
+    if limits.blocked_here(ip) or not limits.open_socket(ip):  # (refused: HTTP 403, no Redis)
         await ws.close(Close.TRY_AGAIN_LATER)
         return
     try:
+        # an address that flooded, or failed too many joins, as any process found it
+        if not await limits.admit(ip):
+            await ws.close(Close.TRY_AGAIN_LATER)
+            return
         room_code = normalize_code(code)
         relay = hub.relay
         if relay is not None and room_code is not None:
@@ -57,13 +97,15 @@ async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
                 return
         await session(ws, hub, code)
     finally:
-        hub.limits.close_socket(ip)
+        limits.close_socket(ip)
 
 
 async def session(ws: RawSocket, hub: Hub, code: str) -> None:
     """The socket's whole session on this process: hello, then its messages until it closes
     (``ws`` may be one relayed from another process, app/relay.py)."""
     settings = hub.settings
+    limits = hub.limits
+    ip = ws.client_host
     if ws.application_state == WebSocketState.CONNECTING:
         await ws.accept()
     room_code = normalize_code(code)
@@ -79,32 +121,71 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
     if first is None:  # a binary frame: read as UTF-8 text, as every later frame is
         first = (message.get("bytes") or b"").decode("utf-8", "replace")
     token = _hello_token(first, settings.max_frame_bytes)
-    if room_code is None:
-        await ws.close(Close.NO_ROOM)
+    if room_code is None or token is None:  # a failed join, as an unknown room or token is
+        await limits.join_failed(ip)
+        await ws.close(Close.NO_ROOM if room_code is None else Close.BAD_TOKEN)
         return
-    if token is None:
-        await ws.close(Close.BAD_TOKEN)
+    digest = token_hash(token)
+    if not await limits.hello_allowed(ip, digest):  # a reconnect loop: the client backs off
+        await ws.close(Close.TRY_AGAIN_LATER)
         return
-    conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit, burst=settings.rate_burst,
-                      per_s=settings.rate_per_s, send_timeout_s=settings.send_timeout_s)
-    answer = await hub.submit(room_code, commands.command("hello", conn, token_hash(token), hub.sockets,
-                                                          hub.origin))
+    conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit,
+                      send_timeout_s=settings.send_timeout_s)
+    answer = await hub.submit(room_code, commands.command("hello", conn, digest, hub.sockets, hub.origin))
     if answer["type"] == "error":
-        if answer["code"] == Err.ROOM_NOT_FOUND:
-            await hub.limits.join_failed(ws.client_host)
+        if answer["code"] in FAILED_JOINS:
+            await limits.join_failed(ip)
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
         await hub.detach(conn)  # registered if the hello ran but its commit failed
         await conn.wait_closed()
         return
+    # the player's message bucket, shared by their sockets here: a reconnect brings no new burst
+    clock = seconds(hub.clock.speed)
+    door = gate(settings, limits.bucket(f"{room_code}:{conn.player}", settings.rate_burst,
+                                        settings.rate_per_s, clock), clock)
     await hub.attach(conn)  # subscribe to other processes' commits
     try:
-        await _read_loop(hub, conn)
+        await _read_loop(hub, conn, door)
     finally:
         conn.close()
-        if await hub.detach(conn):
-            await hub.submit(room_code, commands.command("drop", conn, hub.sockets, hub.origin))
+        if hub.leaving or settings.drop_delay_ms <= 0:  # (the process is going away: now)
+            await _drop(hub, conn)
+        else:
+            _drop_later(hub, conn, settings.drop_delay_ms)
         await conn.wait_closed()  # the last frames and the close frame go out first
+
+
+#: hello answers that count as failed joins (as an HTTP join to an unknown room does)
+FAILED_JOINS = frozenset([Err.ROOM_NOT_FOUND, "bad_token"])
+_later: set[asyncio.Task[None]] = set()  # drops waiting for their delay (held: tasks are weak)
+
+
+async def _drop(hub: Hub, conn: Connection) -> None:
+    """``conn`` is gone: out of the fan-out, and its player disconnected unless a newer socket
+    of theirs said hello here meanwhile."""
+    if await hub.detach(conn):
+        await hub.submit(conn.code, commands.command("drop", conn, hub.sockets, hub.origin))
+
+
+def _drop_later(hub: Hub, conn: Connection, delay_ms: float) -> None:
+    """Drop ``conn`` after ``delay_ms`` (of the server's clock). Until then the closed socket
+    stays its player's here (it is sent nothing; the room stays listed under this process, so
+    if the process dies the others still mark the player disconnected), and a hello of the
+    player replaces it without a change to the room: a connection that flaps makes no
+    disconnected/reconnected pair."""
+    async def later() -> None:
+        await hub.clock.sleep_ms(delay_ms)
+        if hub.leaving:  # its stop marks every player it holds disconnected
+            return
+        try:
+            await _drop(hub, conn)
+        except Exception:
+            log.exception("drop failed", extra={"room": conn.code})
+
+    task = asyncio.get_running_loop().create_task(later())
+    _later.add(task)
+    task.add_done_callback(_later.discard)
 
 
 def _hello_token(text: str, limit: int) -> str | None:
@@ -120,44 +201,48 @@ def _hello_token(text: str, limit: int) -> str | None:
     return token if isinstance(token, str) and 8 <= len(token) <= 128 else None
 
 
-async def _read_loop(hub: Hub, conn: Connection) -> None:
+async def _read_loop(hub: Hub, conn: Connection, door: Gate) -> None:
+    """The socket's messages until it closes. Every frame passes the gate first: one past the
+    limit costs a counter and nothing else."""
     ws = conn.ws
     limit = hub.settings.max_frame_bytes
     while not conn.closed:
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             return
-        text = message.get("text")
-        if text is None:
-            data = message.get("bytes") or b""
-            if len(data) > limit:
-                text = "x" * (limit + 1)
-            else:
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    conn.send(dumps(error(None, Err.BAD_MESSAGE, "frames are UTF-8 JSON")))
-                    continue
-        if len(text) > limit:
+        frame = message.get("text")
+        if frame is None:
+            frame = message.get("bytes") or b""
+        verdict = door.admit(frame)
+        if verdict is not Verdict.MESSAGE:
+            if verdict is Verdict.PING:
+                conn.send(PONG_TEXT)
+            elif verdict is Verdict.NOTICE:
+                conn.send(notice(frame))
+            elif verdict is Verdict.FLOOD:
+                log.warning("socket flooded: closed, its address slowed", extra={"room": conn.code})
+                conn.close(Close.POLICY)
+                await hub.limits.flooded(ws.client_host)
+            elif door.over % YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # (the other rooms' turn)
+            continue
+        if len(frame) > limit:
             conn.send(dumps(error(None, Err.TOO_LARGE, f"frames are at most {limit} bytes")))
             conn.close(Close.TOO_LARGE)
             return
+        if type(frame) is bytes:
+            try:
+                frame = frame.decode("utf-8")
+            except UnicodeDecodeError:
+                conn.send(dumps(error(None, Err.BAD_MESSAGE, "frames are UTF-8 JSON")))
+                continue
         try:
-            raw = parse_json(text)
+            raw = parse_json(frame)
         except BadMessage as bad:
             conn.send(dumps(error(None, bad.code, bad.message)))
             continue
-        if isinstance(raw, dict) and raw.get("type") == "ping":
-            conn.send('{"type":"pong"}')
-            continue
-        if not conn.bucket.take():
-            msg_id = usable_id(raw) if isinstance(raw, dict) else None
-            # a retry of a message already answered gets that answer, even in a burst
-            earlier = None
-            if msg_id is not None:
-                with contextlib.suppress(RedisError):
-                    earlier = await hub.store.answer(conn.code, f"{conn.player}:{msg_id}")
-            conn.send(dumps(earlier or error(msg_id, Err.RATE_LIMITED, "slow down")))
+        if isinstance(raw, dict) and raw.get("type") == "ping":  # a ping with more in it
+            conn.send(PONG_TEXT)
             continue
         try:
             msg = parse_message(raw)

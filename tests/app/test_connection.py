@@ -49,7 +49,7 @@ class FakeSocket:
 
 
 def _connection(ws: FakeSocket, timeout_s: float) -> Connection:
-    return Connection(ws, "ROOM", "p1", outbox_limit=16, burst=20, per_s=5, send_timeout_s=timeout_s)  # type: ignore[arg-type]
+    return Connection(ws, "ROOM", "p1", outbox_limit=16, send_timeout_s=timeout_s)  # type: ignore[arg-type]
 
 
 async def test_frames_go_out_as_they_are_sent_without_a_writer_task():

@@ -167,33 +167,38 @@ async def test_a_frame_over_4_kib_closes_the_socket_with_1009(server):
     await ann.close()
 
 
+async def answered(c: Client, msg: dict[str, Any], msg_id: str) -> dict[str, Any]:
+    """``msg``'s answer, sent again with the same id while it is dropped or rate-limited."""
+    for _ in range(20):
+        await c.send_raw(json.dumps({**msg, "id": msg_id}))
+        with contextlib.suppress(TimeoutError):
+            return await c.until(lambda m: m.get("id") == msg_id and m.get("code") != "rate_limited",
+                                 timeout=0.5)
+    raise AssertionError(f"{msg_id} never answered")
+
+
 @pytest.mark.settings(rate_burst=20, rate_per_s=5)
-async def test_a_burst_is_rate_limited_and_the_socket_stays_usable(server):
+async def test_a_burst_past_the_limit_gets_one_notice_and_the_socket_stays_usable(server):
+    """Past its burst a client's messages are dropped unanswered, but for one ``rate_limited``
+    notice a window (docs/server.md "Protocol additions"); sent again later with the same ids
+    they are answered, each once."""
     ann, bob = await seated(server, ["Ann", "Bob"])
     before = [(c.version, c.view) for c in (ann, bob)]
     ids = [f"b{i}" for i in range(30)]
     for i in ids:  # all at once, no waiting for answers
         await ann.send_raw(json.dumps({"type": "draw", "id": i}))
-    await ann.until(lambda m: all(i in ann.answers for i in ids))
-    answers = [ann.answers[i] for i in ids]
-    assert all(a["type"] == "error" and a["id"] == i for a, i in zip(answers, ids, strict=True))
-    assert {a["code"] for a in answers[:20]} == {"not_started"}  # the burst: answered normally
-    limited = [a for a in answers[20:] if a["code"] == "rate_limited"]
-    assert len(limited) >= 8, answers[20:]
-    assert {a["code"] for a in answers[20:]} <= {"rate_limited", "not_started"}
-    # while the bucket is empty, a retried id still gets its first answer, never rate_limited
-    for _ in range(3):
-        await ann.send_raw(json.dumps({"type": "draw", "id": "b0"}))
-    for _ in range(3):
-        again = await ann.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == "b0")
-        assert again == answers[0], again
-    await quiet(ann, bob)  # ping is never limited
+    await quiet(ann, bob)  # pings have an allowance of their own; the pong comes after the rest
+    answers = {i: ann.answers[i] for i in ids if i in ann.answers}
+    assert all(answers[i]["code"] == "not_started" for i in ids[:20])  # the burst: answered normally
+    late = [answers[i]["code"] for i in ids[20:] if i in answers]
+    assert late.count("rate_limited") == 1 and set(late) <= {"rate_limited", "not_started"}, late
+    assert len(late) <= 3  # (a token or two may come back while the burst is read)
     assert [(c.version, c.view) for c in (ann, bob)] == before
-    # the bucket refills: the socket is usable again (each try is answered, none is lost)
-    deadline = asyncio.get_running_loop().time() + 5
-    while (answer := await ann.send({"type": "add_bot"}))["type"] == "error":
-        assert answer["code"] == "rate_limited", answer
-        assert asyncio.get_running_loop().time() < deadline, "the bucket never refilled"
+    # the bucket refills: what went unanswered is answered when sent again (a try that finds
+    # the bucket empty is sent again after a while)
+    for i in [i for i in ids if i not in answers or answers[i]["code"] == "rate_limited"]:
+        assert (await answered(ann, {"type": "draw"}, i))["code"] == "not_started"
+    assert (await answered(ann, {"type": "add_bot"}, "bot"))["type"] == "ack"
     await level([ann, bob])
     assert [p["bot"] for p in bob.view["players"]] == [False, False, True]
     for c in (ann, bob):

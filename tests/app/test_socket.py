@@ -252,7 +252,7 @@ async def test_frames_given_as_bytes_reach_the_client_as_text_frames(deflate, di
             return
         ws = (RawSocket if direct else _WaitingSocket)(scope, receive, send)
         await ws.accept()
-        conn = Connection(ws, "ROOM", "p0", outbox_limit=100, burst=10, per_s=1.0, send_timeout_s=5.0)
+        conn = Connection(ws, "ROOM", "p0", outbox_limit=100, send_timeout_s=5.0)
         conn.send(frames[0])
         conn.send_frames([frames[1], frames[2]])
         for frame in frames[3:]:
@@ -331,7 +331,7 @@ async def test_with_an_unchecked_uvicorn_frames_go_one_by_one_through_the_public
         await ws.accept()
         seen["protocol"] = ws._protocol
         seen["direct"] = ws.write_frames(["not written"])
-        conn = Connection(ws, "ROOM", "p0", outbox_limit=100, burst=10, per_s=1.0, send_timeout_s=5.0)
+        conn = Connection(ws, "ROOM", "p0", outbox_limit=100, send_timeout_s=5.0)
         conn.send(frames[0])
         conn.send_frames([frames[1], frames[2]])
         await ws.receive()  # the client's "bye"
