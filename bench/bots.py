@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import websockets
 
-from bench.loadgen import ROOT, _free_port, _q, cpu_seconds, run_fast
+from bench.loadgen import ROOT, _free_port, _q, cpu_seconds, run_fast, wait_until_up
 from bench.loadgen_table import Room, Stats, setup_rooms, start_rooms, ws_url
 
 LEVELS = ("normal", "hard")
@@ -50,14 +50,7 @@ def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[by
     # (its log is left out: a loaded server stopped mid-play logs every socket it cancels)
     proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)],
                             env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/healthz", timeout=0.5).status_code == 200:
-                return proc, url
-        time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    return proc, wait_until_up(proc, port, tries=300)
 
 
 async def probe(url: str, stop: asyncio.Event, rtts: list[float], measuring: asyncio.Event) -> None:

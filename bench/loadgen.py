@@ -239,11 +239,17 @@ def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None 
     environ.update(env or {})
     proc = subprocess.Popen(command, env=environ,
                             stdout=subprocess.DEVNULL, cwd=root)
+    return proc, wait_until_up(proc, port)
+
+
+def wait_until_up(proc: subprocess.Popen[bytes], port: int, tries: int = 200) -> str:
+    """The URL of the server ``proc`` started on ``port``, once it answers (it is killed if it
+    does not within ``tries`` looks, 50 ms apart)."""
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    for _ in range(tries):
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{url}/healthz", timeout=0.5).status_code == 200:
-                return proc, url
+                return url
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError("server did not start")
