@@ -178,15 +178,21 @@ async def play_round(players: list[Player], store: redis.Redis, prefix: str, cod
             await faults[actions]()
 
 
-def stored_room(store: redis.Redis, prefix: str, code: str) -> tuple[int, dict[str, Any]]:
-    version, document = store.hmget(f"{prefix}:{{{code}}}:room", ["v", "d"])
-    assert version is not None and document is not None
-    return int(version), orjson.loads(document)
-
-
 def stored_steps(store: redis.Redis, prefix: str, code: str) -> list[list[Any]]:
     """The record steps of the room's round, kept beside the room in a list of their own."""
     return [orjson.loads(raw) for raw in store.lrange(f"{prefix}:{{{code}}}:steps", 0, -1)]
+
+
+def stored_room_and_steps(store: redis.Redis, prefix: str,
+                          code: str) -> tuple[int, dict[str, Any], list[list[Any]]]:
+    """The room and its round's steps as one commit left them: read in one transaction, so a
+    commit (a timer's, a bot's) cannot fall between the two reads."""
+    with store.pipeline(transaction=True) as pipe:
+        pipe.hmget(f"{prefix}:{{{code}}}:room", ["v", "d"])
+        pipe.lrange(f"{prefix}:{{{code}}}:steps", 0, -1)
+        (version, document), steps = pipe.execute()
+    assert version is not None and document is not None
+    return int(version), orjson.loads(document), [orjson.loads(raw) for raw in steps]
 
 
 async def audit(players: list[Player], store: redis.Redis, prefix: str, code: str,
@@ -194,12 +200,11 @@ async def audit(players: list[Player], store: redis.Redis, prefix: str, code: st
     """After a round: cards conserved, the record replays to the stored state, every
     acknowledged action is in the record exactly once, and every player holds the stored
     version with the view a fresh sync gives."""
-    version, document = stored_room(store, prefix, code)
+    version, document, recorded = stored_room_and_steps(store, prefix, code)
     room = Room.from_dict(document)  # the server's own reading (the rules are written once)
     assert room.game is not None and room.record is not None
     state = GameState.from_dict(room.game)
     assert state.card_count() == state.deck_size
-    recorded = stored_steps(store, prefix, code)
     record = Record.from_dict({**room.record, "rules": room.record_rules(), "steps": recorded})
     assert digest(replay(record)) == digest(state)
     steps = [(step[0], step[3]) for step in recorded if len(step) > 3]
