@@ -15,6 +15,7 @@ from typing import Any
 
 from ..actions import Action
 from ..rules import Rules
+from . import make_bot
 from .memory import Memory
 
 
@@ -32,8 +33,6 @@ class Thought:
 
 def think(thought: Thought) -> Action | None:
     """The move a bot of ``thought.level`` makes from what ``thought`` holds."""
-    from . import make_bot  # (the package imports this module)
-
     bot = make_bot(thought.level, thought.me, thought.rules, **{**thought.options,
                                                                  "budget_ms": thought.budget_ms})
     memory = getattr(bot, "memory", None)
