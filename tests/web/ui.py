@@ -34,6 +34,7 @@ def join_by_link(page, code: str, name: str) -> None:
 
 
 def add_bot(page, level: str) -> None:
+    page.wait_for_selector(".seatlist .seat")  # counted once the lobby lists its seats
     seats = page.locator(".seatlist .seat").count()
     page.select_option("#bot-level", level)
     page.get_by_role("button", name="Add bot").click()
