@@ -7,7 +7,9 @@ asks for the rematch) and three bots of the level, and opens one more socket in 
 own that pings every 50 ms. It prints the probe's round trips (p50/p99/max): every room of the
 process waits while a bot thinks on the event loop, and a ping waits with them. Loopback only;
 each run is bounded by ``--duration``. ``--root`` serves another checkout with this script (a
-"before" figure).
+"before" figure). ``--paced 250`` also runs ``bench.loadgen``'s paced benchmark (250 rooms of four
+scripted humans at one action a second each) in the same process, beside the bot rooms, and
+prints its latencies.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 import httpx
 import websockets
 
-from bench.loadgen import ROOT, _free_port, _q, cpu_seconds, run_fast, wait_until_up
+from bench.loadgen import LIFTED_LIMITS, ROOT, _free_port, _q, cpu_seconds, game_run, run_fast, wait_until_up
 from bench.loadgen_table import Room, Stats, setup_rooms, start_rooms, ws_url
 
 LEVELS = ("normal", "hard")
@@ -41,9 +43,7 @@ def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[by
     port = _free_port()
     tmp = tempfile.gettempdir()
     environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    environ.update(RATE_BURST="1000000", RATE_PER_S="1000000", SOCKETS_PER_IP="0",
-                   FAILED_JOINS_PER_MIN="0", ROOMS_PER_MIN="0", JOINS_PER_MIN="0", MAX_ROOMS="0",
-                   LOG_LEVEL="WARNING", PYTHONPATH=str(root),
+    environ.update(LIFTED_LIMITS, LOG_LEVEL="WARNING", PYTHONPATH=str(root),
                    EMBEDDED_STORE=f"{tmp}/mercyless-bots-{port}.aof",
                    DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/mercyless-bots-{port}.sqlite3")
     environ.update(env)
@@ -88,7 +88,8 @@ async def add_bots(rooms: list[Room], level: str) -> None:
             await asyncio.wait_for(room.changed.wait(), 30)
 
 
-async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float) -> dict[str, Any]:
+async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float,
+                  paced: int = 0) -> dict[str, Any]:
     rooms = await setup_rooms(url, rooms_n, 1, HUMAN_INTERVAL_S)
     stats = Stats()
     stop, measuring = asyncio.Event(), asyncio.Event()
@@ -101,7 +102,11 @@ async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float)
     await asyncio.sleep(3)  # warm-up: bots at their pace, workers started
     received0, cpu0, t0 = stats.received, cpu_seconds(pid), time.perf_counter()
     measuring.set()
-    await asyncio.sleep(duration)
+    humans = None
+    if paced:  # the paced human benchmark in the same process, beside the bot rooms
+        humans = await game_run(url, pid, paced, 4, 1.0, duration)
+    else:
+        await asyncio.sleep(duration)
     measuring.clear()
     elapsed = time.perf_counter() - t0
     cpu = cpu_seconds(pid) - cpu0
@@ -113,7 +118,8 @@ async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float)
     await asyncio.gather(pinger, *tasks, *drivers, return_exceptions=True)
     rtts.sort()
     return {"p50": _q(rtts, 0.5), "p99": _q(rtts, 0.99), "max": rtts[-1] if rtts else float("nan"),
-            "pings": len(rtts), "frames_per_s": frames / elapsed, "cpu_share": cpu / elapsed}
+            "pings": len(rtts), "frames_per_s": frames / elapsed, "cpu_share": cpu / elapsed,
+            "humans": humans}
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -125,13 +131,18 @@ async def main_async(args: argparse.Namespace) -> None:
         for rooms_n in args.rooms:
             proc, url = spawn_embedded(root, env)
             try:
-                r = await one_run(url, proc.pid, level, rooms_n, args.duration)
+                r = await one_run(url, proc.pid, level, rooms_n, args.duration, args.paced)
             finally:
                 _stop(proc)
             print(f"{level:>6} x {rooms_n:>3} rooms: probe ping p50 {r['p50']:.1f} ms, "
                   f"p99 {r['p99']:.1f} ms, max {r['max']:.1f} ms ({r['pings']} pings); "
                   f"host frames {r['frames_per_s']:.0f}/s, "
                   f"server process CPU {r['cpu_share']:.0%}", flush=True)
+            if r["humans"] is not None:
+                h = r["humans"]
+                print(f"    beside them, paced {args.paced} rooms x 4 humans at 1.0/s each: "
+                      f"{h['actions_per_s']:.0f} actions/s, p50 {h['p50']:.1f} ms, "
+                      f"p99 {h['p99']:.1f} ms, errors {h['errors']}", flush=True)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -157,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--levels", nargs="+", default=list(LEVELS))
     parser.add_argument("--rooms", nargs="+", type=int, default=list(ROOM_COUNTS))
     parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--paced", type=int, default=0, metavar="ROOMS",
+                        help="also run the paced human benchmark (ROOMS x 4 at 1/s) beside the bots")
     parser.add_argument("--set", nargs="*", default=[], metavar="NAME=value",
                         help="settings for the server process")
     run_fast(main_async(parser.parse_args(argv)))
