@@ -104,7 +104,7 @@ def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
     if len(room.seats) >= MAX_SEATS:
         raise Refused(Err.ROOM_FULL, "every seat is taken")
     name = personas.pick_name(room.code, [m.name for m in (*room.seats, *room.spectators)],
-                              [s.name for s in room.seats if s.id.startswith("b")])
+                              [(s.id, s.name) for s in room.seats])
     pid = new_player_id(bot=True)
     room.seats.append(Seat(pid, name, level, None, True))
     return [_event(EventKind.BOT_ADDED, player=pid, name=name, level=level)]

@@ -59,11 +59,40 @@ export async function copyInvite() {
   }
 }
 
-function avatar(id, label) {
-  let hash = 0;
-  for (const ch of String(id)) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
-  return h("span.avatar", { style: { "--hue": String(hash % 360) }, "aria-hidden": "true" },
-    ([...String(label || "?")][0] || "?").toUpperCase());
+/** A seat's badge: its name's first letter on its colour, `players[].hue` (every bot of a room
+ * its own, away from the others'; a person's from their id, as computed here without one), a
+ * bot's a rounded square. */
+function avatar(p) {
+  let hue = p.hue;
+  if (typeof hue !== "number") {
+    let hash = 0;
+    for (const ch of String(p.id)) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+    hue = hash % 360;
+  }
+  return h("span.avatar", { class: p.bot ? "is-bot" : "", style: { "--hue": String(hue) }, "aria-hidden": "true" },
+    ([...String(p.name || "?")][0] || "?").toUpperCase());
+}
+
+const LEVELS = ["easy", "normal", "hard"];
+
+/** A bot's badge: "Bot · hard", tinted by its level. */
+export function botBadge(p) {
+  const level = botLevel(p);
+  return h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
+    level ? t("lobby.bot", { level: t(`level.${level}`) }) : t("lobby.botTag"));
+}
+
+/** The host's badge of a bot: a select of its level, drawn as the badge (set_bot). */
+function botLevelPicker(p) {
+  const level = botLevel(p) || "easy";
+  const select = h("select.badge.badge-bot.level-pick", { class: `level-${level}`, "data-key": `level:${p.id}`,
+    "aria-label": t("lobby.botLevelOf", { name: p.name }), title: t("lobby.botLevelOf", { name: p.name }),
+    onchange: (e) => send("set_bot", { player_id: p.id, level: e.target.value }).then((answer) => {
+      if (answer?.type === "error") S.rerender?.();
+    }) },
+  LEVELS.map((l) => h("option", { value: l }, t("lobby.bot", { level: t(`level.${l}`) }))));
+  select.value = level;
+  return select;
 }
 
 export { avatar };
@@ -72,13 +101,14 @@ function seatItem(p, i, host, scores) {
   const you = p.id === S.you;
   const li = h("li.seat", { class: you ? "is-you" : "", "data-player": p.id });
   li.append(h("span.seat-no", { "aria-hidden": "true" }, String(i + 1)));
-  li.append(avatar(p.id, p.name));
+  li.append(avatar(p));
   li.append(h("span.seat-name", p.name));
   // beside the name, not in it: a long name's ellipsis would cut "(you)" off
   if (you) li.append(h("span.tag.tag-you", ` (${t("lobby.you")})`));
   const badges = h("span.badges");
   if (p.id === S.view.room.host) badges.append(h("span.badge.badge-host", t("lobby.host")));
-  if (p.bot) badges.append(h("span.badge.badge-bot", botLevel(p) ? t("lobby.bot", { level: t(`level.${botLevel(p)}`) }) : "Bot"));
+  // the host sets a bot's level here; a seat a bot only stands in for (its player away) is no bot to set
+  if (p.bot) badges.append(host && p.id.startsWith("b") ? botLevelPicker(p) : botBadge(p));
   if (scores) badges.append(h("span.badge.badge-score", t("table.score", { n: p.score })));
   li.append(badges);
   li.append(h("span.dot", { class: p.connected ? "on" : "off", role: "img", "aria-label": t(p.connected ? "online" : "offline"),
@@ -201,7 +231,7 @@ function build(stage) {
   const seatList = h("ol.seatlist");
   const spect = h("div.spectators-box");
   const level = h("select#bot-level", { "aria-label": t("lobby.botLevel") },
-    ["easy", "normal", "hard"].map((l) => h("option", { value: l }, t(`level.${l}`))));
+    LEVELS.map((l) => h("option", { value: l }, t(`level.${l}`))));
   level.value = localStorage.getItem("mercyless.botLevel") || "normal";
   level.addEventListener("change", () => localStorage.setItem("mercyless.botLevel", level.value));
   const addBot = h("div.addbot", h("label.sr-only", { for: "bot-level" }, t("lobby.botLevel")), level,
