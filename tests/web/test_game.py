@@ -49,7 +49,7 @@ def test_two_players_and_a_bot_play_a_round_then_rematch(pages, artifacts):
     expect(host.locator(".seatlist")).to_contain_text("Bob")
 
     add_bot(host, "hard")
-    expect(host.locator(".seatlist .seat").nth(2).locator("select.level-pick")).to_have_value("hard")
+    expect(host.locator(".seatlist .seat").nth(2).locator(".level-pick select")).to_have_value("hard")
     expect(guest.locator(".seatlist .seat")).to_have_count(3)
     expect(guest.locator(".seatlist .seat").nth(2).locator(".badge-bot")).to_have_text("Bot · hard")
 

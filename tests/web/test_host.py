@@ -157,10 +157,11 @@ def test_a_locked_room_refuses_a_new_joiner_until_unlocked(pages, web_server, ar
 BOT_SEATS_JS = """() => [...document.querySelectorAll('.seatlist .seat')]
   .filter((li) => li.querySelector('.avatar.is-bot')).map((li) => {
     const badge = li.querySelector('.badge-bot');
+    const pick = badge.querySelector('select');
     return {id: li.dataset.player, name: li.querySelector('.seat-name').textContent,
             colour: getComputedStyle(li.querySelector('.avatar')).backgroundColor,
-            badge: badge.tagName === 'SELECT' ? badge.selectedOptions[0].text : badge.textContent,
-            level: badge.tagName === 'SELECT' ? badge.value : badge.dataset.level}; })"""
+            badge: (badge.querySelector('.level-face') || badge).textContent,
+            level: pick ? pick.value : badge.dataset.level}; })"""
 
 
 def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(pages, web_server, artifacts):
@@ -182,7 +183,7 @@ def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(
     seen = guest.evaluate(BOT_SEATS_JS)
     assert [(b["name"], b["colour"]) for b in seen] == [(b["name"], b["colour"]) for b in bots]
     assert [b["badge"] for b in seen] == ["Bot · makkelijk", "Bot · normaal", "Bot · makkelijk"]
-    expect(guest.locator(".seatlist select.level-pick")).to_have_count(0)  # only the host sets levels
+    expect(guest.locator(".seatlist .level-pick select")).to_have_count(0)  # only the host sets levels
 
     # the host makes the third bot hard: everyone's badge changes, the log says so
     third = bots[2]
@@ -193,6 +194,7 @@ def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(
     expect(guest.locator("#log")).to_contain_text(f"{third['name']} speelt nu moeilijk")
     expect(host.locator("#log")).to_contain_text(f"{third['name']} now plays hard")
     expect(host.get_by_label(f"Level of {third['name']}")).to_have_value("hard")
+    expect(host.locator(f".seat[data-player='{third['id']}'] .level-face")).to_have_text("Bot · hard")
     assert [b["level"] for b in guest.evaluate(BOT_SEATS_JS)] == ["easy", "normal", "hard"]
     host.screenshot(path=str(artifacts / "lobby-bots-desktop.png"))
     guest.screenshot(path=str(artifacts / "lobby-bots-phone.png"), full_page=True)

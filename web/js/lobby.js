@@ -82,17 +82,20 @@ export function botBadge(p) {
     level ? t("lobby.bot", { level: t(`level.${level}`) }) : t("lobby.botTag"));
 }
 
-/** The host's badge of a bot: a select of its level, drawn as the badge (set_bot). */
+/** The host's badge of a bot: the badge, with a select of its level lying transparent over it
+ * (set_bot), as the rules' selects do: a phone's narrow seat shows the level alone, and the
+ * native picker still opens on a tap. */
 function botLevelPicker(p) {
   const level = botLevel(p) || "easy";
-  const select = h("select.badge.badge-bot.level-pick", { class: `level-${level}`, "data-key": `level:${p.id}`,
-    "aria-label": t("lobby.botLevelOf", { name: p.name }), title: t("lobby.botLevelOf", { name: p.name }),
+  const select = h("select", { "data-key": `level:${p.id}`, "aria-label": t("lobby.botLevelOf", { name: p.name }),
+    title: t("lobby.botLevelOf", { name: p.name }),
     onchange: (e) => send("set_bot", { player_id: p.id, level: e.target.value }).then((answer) => {
       if (answer?.type === "error") S.rerender?.();
     }) },
-  LEVELS.map((l) => h("option", { value: l }, t("lobby.bot", { level: t(`level.${l}`) }))));
+  LEVELS.map((l) => h("option", { value: l }, t(`level.${l}`))));
   select.value = level;
-  return select;
+  return h("span.badge.badge-bot.level-pick", { class: `level-${level}`, "data-level": level },
+    h("span.level-face", { "aria-hidden": "true" }, h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)), select);
 }
 
 export { avatar };
