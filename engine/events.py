@@ -48,6 +48,7 @@ class EventKind(StrEnum):
     LOBBY = "lobby"  # the host took the room back to the lobby after a round
     ROOM_CHANGED = "room_changed"  # the host locked or unlocked the room, or readmitted removed players
     BOT_LEVEL = "bot_level"  # the host changed a bot's level (in the lobby or between rounds)
+    BOT_RENAMED = "bot_renamed"  # a newcomer had a bot's name: the bot took another
 
 
 class Event(NamedTuple):

@@ -75,7 +75,24 @@ def join(loaded: Loaded, name: str, address: str | None = None,
         room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where))
     if not has_host(room):  # every human had left: the newcomer runs the room
         room.host = pid
-    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator)]
+    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator),
+                                   *_make_way(room, name)]
+
+
+def _make_way(room: Room, name: str) -> list[Event]:
+    """A newcomer called like one of the room's bots keeps their name and the bot takes another
+    (and the colour that goes with it), between rounds: a round in play keeps its names, and a
+    spectator called like a bot is seen to when seated."""
+    if room.status == PLAYING:
+        return []
+    events: list[Event] = []
+    for seat in room.seats:
+        if seat.id.startswith("b") and name_key(seat.name) == name_key(name):
+            was, others = seat.name, [s for s in room.seats if s is not seat]
+            seat.name = personas.pick_name(room.code, [m.name for m in (*others, *room.spectators)],
+                                           [(s.id, s.name) for s in others])
+            events.append(_event(EventKind.BOT_RENAMED, player=seat.id, name=seat.name, was=was))
+    return events
 
 
 def _verify_host_in_lobby(room: Room, player: str) -> None:
@@ -195,6 +212,7 @@ def _seat_spectators(room: Room) -> list[Event]:
         room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node,
                                sp.joined_from))
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+        events += _make_way(room, sp.name)
     return events
 
 
