@@ -1,11 +1,11 @@
 // The lobby: the code large enough to read across a table, the invite link and the room's lock,
 // seats (with the running scores between the rounds of a match), spectators, bots, rules.
-import { S, botLevel, isHost, name, send, toast } from "./core.js";
+import { S, isHost, name, send, toast } from "./core.js";
 import { h, replace, svg } from "./dom.js";
 import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
 import { inviteBase, knownBase, qrSrc } from "./invite.js";
-import { removeButton, spectatorList } from "./members.js";
+import { LEVELS, botBadge, botLevelPicker, removeButton, spectatorList } from "./members.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
   "zero", "roulette_chooser"];
@@ -71,31 +71,6 @@ function avatar(p) {
   }
   return h("span.avatar", { class: p.bot ? "is-bot" : "", style: { "--hue": String(hue) }, "aria-hidden": "true" },
     ([...String(p.name || "?")][0] || "?").toUpperCase());
-}
-
-const LEVELS = ["easy", "normal", "hard"];
-
-/** A bot's badge: "Bot · hard", tinted by its level. */
-export function botBadge(p) {
-  const level = botLevel(p);
-  return h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
-    level ? t("lobby.bot", { level: t(`level.${level}`) }) : t("lobby.botTag"));
-}
-
-/** The host's badge of a bot: the badge, with a select of its level lying transparent over it
- * (set_bot), as the rules' selects do: a phone's narrow seat shows the level alone, and the
- * native picker still opens on a tap. */
-function botLevelPicker(p) {
-  const level = botLevel(p) || "easy";
-  const select = h("select", { "data-key": `level:${p.id}`, "aria-label": t("lobby.botLevelOf", { name: p.name }),
-    title: t("lobby.botLevelOf", { name: p.name }),
-    onchange: (e) => send("set_bot", { player_id: p.id, level: e.target.value }).then((answer) => {
-      if (answer?.type === "error") S.rerender?.();
-    }) },
-  LEVELS.map((l) => h("option", { value: l }, t(`level.${l}`))));
-  select.value = level;
-  return h("span.badge.badge-bot.level-pick", { class: `level-${level}`, "data-level": level },
-    h("span.level-face", { "aria-hidden": "true" }, h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)), select);
 }
 
 export { avatar };
