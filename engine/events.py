@@ -47,6 +47,8 @@ class EventKind(StrEnum):
     RULES_CHANGED = "rules_changed"  # the host changed the rules in the lobby
     LOBBY = "lobby"  # the host took the room back to the lobby after a round
     ROOM_CHANGED = "room_changed"  # the host locked or unlocked the room, or readmitted removed players
+    BOT_LEVEL = "bot_level"  # the host changed a bot's level (in the lobby or between rounds)
+    BOT_RENAMED = "bot_renamed"  # a newcomer had a bot's name: the bot took another
 
 
 class Event(NamedTuple):

@@ -52,6 +52,7 @@ class Err(StrEnum):
     ROOM_LOCKED = "room_locked"  # the host locked the room: no new joiners
     BARRED = "barred"  # removed by the host: the same name or address cannot join again
     SERVER_FULL = "server_full"  # the server holds as many rooms as it may
+    NOT_A_BOT = "not_a_bot"  # set_bot names no bot's seat
 
 
 REACTIONS = ("gg", "ouch", "uno", "lol", "thumbs_up", "angry", "wow", "clap")
@@ -73,6 +74,14 @@ class SetRules(_Msg):
 class AddBot(_Msg):
     type: Literal["add_bot"]
     level: Str = "easy"
+
+
+class SetBot(_Msg):
+    """Host, in the lobby or between rounds: a bot's level."""
+
+    type: Literal["set_bot"]
+    player_id: Str
+    level: Str
 
 
 class RemoveSeat(_Msg):
@@ -152,13 +161,13 @@ class Sync(_Msg):
 
 
 ClientMsg = Annotated[
-    SetRules | AddBot | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno | Catch
+    SetRules | AddBot | SetBot | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno | Catch
     | Rematch | BackToLobby | SetRoom | Leave | React | Sync,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMsg)
 MESSAGE_TYPES = frozenset(
-    ["set_rules", "add_bot", "remove_seat", "start", "play", "draw", "pass", "choose", "cancel",
+    ["set_rules", "add_bot", "set_bot", "remove_seat", "start", "play", "draw", "pass", "choose", "cancel",
      "uno", "catch", "rematch", "lobby", "set_room", "leave", "react", "sync"])
 GAME_TYPES = frozenset(["play", "draw", "pass", "choose", "cancel", "uno", "catch"])
 

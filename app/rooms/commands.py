@@ -49,6 +49,11 @@ def _add_bot(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     return lambda loaded, now: lobby.add_bot(loaded, player, msg.level)
 
 
+def _set_bot(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: lobby.set_bot(loaded, player, msg.player_id, msg.level)
+
+
 def _remove_seat(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     player = sock.player
     return lambda loaded, now: lobby.remove_seat(loaded, player, msg.player_id)
@@ -204,6 +209,7 @@ COMMANDS: dict[str, Callable[..., Run]] = {
     "sync": _sync,
     "set_rules": _set_rules,
     "add_bot": _add_bot,
+    "set_bot": _set_bot,
     "remove_seat": _remove_seat,
     "start": _start,
     "rematch": _rematch,

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.core.codes import address_key, name_key, new_player_id, new_token, token_hash
 from app.core.protocol import REACTIONS, Err
+from app.rooms import personas
 from app.rooms.model import (
     LOBBY,
     MATCH_OVER,
@@ -25,7 +26,7 @@ from app.rooms.model import (
     Seat,
     Spectator,
 )
-from app.rooms.outcomes import Refused
+from app.rooms.outcomes import NoChange, Refused
 from app.rooms.play import round_finished
 from app.rooms.presence import hand_to_bot, has_host, pass_host
 from engine import BOT_LEVELS, Event, EventKind, Record, RulesError, make_rules, new_game
@@ -74,7 +75,24 @@ def join(loaded: Loaded, name: str, address: str | None = None,
         room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where))
     if not has_host(room):  # every human had left: the newcomer runs the room
         room.host = pid
-    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator)]
+    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator),
+                                   *_make_way(room, name)]
+
+
+def _make_way(room: Room, name: str) -> list[Event]:
+    """A newcomer called like one of the room's bots keeps their name and the bot takes another
+    (and the colour that goes with it), between rounds: a round in play keeps its names, and a
+    spectator called like a bot is seen to when seated."""
+    if room.status == PLAYING:
+        return []
+    events: list[Event] = []
+    for seat in room.seats:
+        if seat.id.startswith("b") and name_key(seat.name) == name_key(name):
+            was, others = seat.name, [s for s in room.seats if s is not seat]
+            seat.name = personas.pick_name(room.code, [m.name for m in (*others, *room.spectators)],
+                                           [(s.id, s.name) for s in others])
+            events.append(_event(EventKind.BOT_RENAMED, player=seat.id, name=seat.name, was=was))
+    return events
 
 
 def _verify_host_in_lobby(room: Room, player: str) -> None:
@@ -102,13 +120,31 @@ def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
         raise Refused(Err.BAD_LEVEL, f"level must be one of {', '.join(BOT_LEVELS)}")
     if len(room.seats) >= MAX_SEATS:
         raise Refused(Err.ROOM_FULL, "every seat is taken")
-    taken = {s.name for s in room.seats}
-    n = 1
-    while f"Bot {n}" in taken:
-        n += 1
+    name = personas.pick_name(room.code, [m.name for m in (*room.seats, *room.spectators)],
+                              [(s.id, s.name) for s in room.seats])
     pid = new_player_id(bot=True)
-    room.seats.append(Seat(pid, f"Bot {n}", level, None, True))
-    return [_event(EventKind.BOT_ADDED, player=pid, name=f"Bot {n}", level=level)]
+    room.seats.append(Seat(pid, name, level, None, True))
+    return [_event(EventKind.BOT_ADDED, player=pid, name=name, level=level)]
+
+
+def set_bot(loaded: Loaded, player: str, target: str, level: str) -> list[Event]:
+    """The host changes a bot's level, in the lobby or between rounds (as seats are removed):
+    the next round's bot plays at the new level. A seat a bot only stands in for (its player
+    is away, and takes it back with a hello) is no bot to set."""
+    room = loaded.room
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    seat = room.seat(target)
+    if seat is None or seat.bot is None or seat.away:
+        raise Refused(Err.NOT_A_BOT, "no bot in that seat")
+    if level not in BOT_LEVELS:
+        raise Refused(Err.BAD_LEVEL, f"level must be one of {', '.join(BOT_LEVELS)}")
+    if room.status == PLAYING:
+        raise Refused(Err.NOT_IN_LOBBY, "a bot's level changes between rounds")
+    if seat.bot == level:
+        raise NoChange
+    seat.bot = level
+    return [_event(EventKind.BOT_LEVEL, player=target, level=level, by=player)]
 
 
 def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
@@ -176,6 +212,7 @@ def _seat_spectators(room: Room) -> list[Event]:
         room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node,
                                sp.joined_from))
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+        events += _make_way(room, sp.name)
     return events
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from app.rooms import personas
 from engine import STANDARD_DECK, GameState, SeatInfo, make_rules
 from engine.view import table_views
 
@@ -177,8 +178,8 @@ class Room:
         return members, elsewhere
 
     def table(self) -> dict[str, SeatInfo]:
-        return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None, s.bot)
-                for s in self.seats}
+        return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None, s.bot,
+                               personas.hue(s.id, s.name)) for s in self.seats}
 
     # -- serialisation ------------------------------------------------------------------------
 
@@ -304,7 +305,8 @@ def room_part(room: Room) -> dict[str, Any]:
 def lobby_players(room: Room) -> list[dict[str, Any]]:
     return [{"id": s.id, "name": s.name, "bot": s.bot is not None,
              "connected": s.connected or s.bot is not None, "cards": 0, "eliminated": False,
-             "uno": False, "score": room.scores.get(s.id, 0), "level": s.bot} for s in room.seats]
+             "uno": False, "score": room.scores.get(s.id, 0), "level": s.bot,
+             "hue": personas.hue(s.id, s.name)} for s in room.seats]
 
 
 def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None
@@ -331,7 +333,8 @@ def summary(room: Room) -> dict[str, Any]:
         "round": room.round,
         "host": room.host,
         "seats": [{"id": s.id, "name": s.name, "bot": s.bot is not None, "level": s.bot,
-                   "connected": s.connected or s.bot is not None} for s in room.seats],
+                   "hue": personas.hue(s.id, s.name), "connected": s.connected or s.bot is not None}
+                  for s in room.seats],
         "spectators": len(room.spectators),
         "rules": make_rules(room.rules).to_dict(),
     }

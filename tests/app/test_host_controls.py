@@ -16,7 +16,7 @@ import websockets
 
 from .conftest import module_server
 from .harness import Client, ServerProcess
-from .tables import level, ok, refused, started
+from .tables import level, ok, quiet, refused, seated, started
 
 FIVES = {"r-5": 20, "y-5": 20, "g-5": 20, "b-5": 20}
 QUICK = {"deck": FIVES, "hand_size": 2, "turn_timer_s": 0, "catch_window_s": 30}
@@ -74,6 +74,40 @@ async def test_the_host_takes_the_room_back_to_the_lobby_and_the_match_goes_on(s
     assert bob.view["room"]["round"] == 2 and bob.view["room"]["status"] == "playing"
     assert {p["id"]: p["score"] for p in bob.view["players"]} == scores
     assert len(bob.view["hand"]) == 3
+    for c in (ann, bob):
+        await c.close()
+
+
+# -- a bot's level ----------------------------------------------------------------------------------
+
+def _level_of(c: Client, player: str) -> str | None:
+    return next(p["level"] for p in c.view["players"] if p["id"] == player)
+
+
+async def test_the_host_sets_a_bots_level_in_the_lobby_not_while_a_round_plays(server):
+    ann, bob = await seated(server, ["Ann", "Bob"], {**QUICK, "target_score": 5000})
+    await ok(ann, {"type": "add_bot", "level": "easy"})
+    await level([ann, bob])
+    bot = bob.view["players"][2]["id"]
+    await ok(ann, {"type": "set_bot", "player_id": bot, "level": "hard"})
+    await level([ann, bob])
+    assert _level_of(bob, bot) == "hard"
+    assert [e for e in bob.events if e["kind"] == "bot_level"] == [
+        {"kind": "bot_level", "player": bot, "level": "hard", "by": ann.you}]
+    # refused: nothing changes for anyone
+    await refused(bob, {"type": "set_bot", "player_id": bot, "level": "easy"}, "not_host", ann)
+    await refused(ann, {"type": "set_bot", "player_id": bob.you, "level": "easy"}, "not_a_bot", bob)
+    await refused(ann, {"type": "set_bot", "player_id": "b0000000000", "level": "easy"}, "not_a_bot", bob)
+    await refused(ann, {"type": "set_bot", "player_id": bot, "level": "godlike"}, "bad_level", bob)
+    await refused(ann, {"type": "set_bot", "player_id": bot}, "bad_message", bob)
+    # the level it has: acknowledged, nothing to send
+    await ok(ann, {"type": "set_bot", "player_id": bot, "level": "hard"})
+    await quiet(ann, bob)
+    # not while a round plays; again once it is over
+    await ok(ann, {"type": "start"})
+    await level([ann, bob])
+    assert _level_of(bob, bot) == "hard"
+    await refused(ann, {"type": "set_bot", "player_id": bot, "level": "normal"}, "not_in_lobby", bob)
     for c in (ann, bob):
         await c.close()
 

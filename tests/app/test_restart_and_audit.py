@@ -207,7 +207,7 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
 CARD = re.compile(r"\b[rygbw]-(?:\d|draw2|draw4|skip|skipall|reverse|discard|reverse4|draw6|draw10"
                   r"|roulette|wild)\b")
 HEX32 = re.compile(r"[0-9a-f]{32}")
-PLAYER_KEYS = {"id", "name", "bot", "connected", "cards", "eliminated", "uno", "score", "level"}
+PLAYER_KEYS = {"id", "name", "bot", "connected", "cards", "eliminated", "uno", "score", "level", "hue"}
 GAME_KEYS = {"top", "color", "direction", "turn", "turn_deadline", "stack", "pending", "draw_pile",
              "discard_pile", "set_aside", "exposed", "dealer", "winner"}
 OVER_KEYS = {"revealed", "points", "reason"}

@@ -20,6 +20,8 @@ import httpx
 import pytest
 import websockets
 
+from app.rooms.personas import NAMES
+
 from .conftest import module_server
 from .harness import Client, ServerProcess
 from .tables import level, ok, quiet, refused, seated, started
@@ -371,7 +373,10 @@ async def test_the_host_adds_and_removes_seats_and_sets_the_rules(server):
     await ok(ann, {"type": "add_bot", "level": "hard"})
     await level([ann, bob, cat])
     bots = [p for p in bob.view["players"] if p["bot"]]
-    assert [p["name"] for p in bots] == ["Bot 1", "Bot 2"] and all(p["connected"] for p in bots)
+    # each bot a name of its own from the list, and a colour of its own
+    assert len({p["name"] for p in bots}) == 2 and all(p["name"] in NAMES for p in bots)
+    assert [p["level"] for p in bots] == ["easy", "hard"] and all(p["connected"] for p in bots)
+    assert len({p["hue"] for p in bots}) == 2 and all(isinstance(p["hue"], int) for p in bob.view["players"])
     assert count(bob, "bot_added") == 2
     # remove a bot, then kick a human: the kicked socket is closed and the token revoked
     await ok(ann, {"type": "remove_seat", "player_id": bots[0]["id"]})
@@ -425,7 +430,8 @@ async def test_the_host_leaving_the_lobby_passes_host_to_the_next_human(server):
     for c in (bob, cat):
         await saw(c, "left", player=ann.you)
         assert c.view["room"]["host"] == bob.you
-        assert [p["name"] for p in c.view["players"]] == ["Bob", "Cat", "Bot 1"]
+        assert [(p["name"], p["bot"]) for p in c.view["players"]][:2] == [("Bob", False), ("Cat", False)]
+        assert c.view["players"][2]["bot"] and c.view["players"][2]["name"] in NAMES
     ws = await hello(server, ann.code, hello_frame(ann.token))
     assert await close_code(ws) == 4401
     await level([bob, cat])
@@ -567,7 +573,7 @@ async def test_a_room_left_to_bots_makes_the_next_newcomer_its_host(server):
     bob_info = server.join(ann.code, "Bob")
     bob = await Client(server, ann.code, bob_info["token"]).connect()
     assert bob.view["room"]["host"] == bob.you
-    assert [p["name"] for p in bob.view["players"]] == ["Bot 1", "Bob"]
+    assert [(p["bot"], p["name"] == "Bob") for p in bob.view["players"]] == [(True, False), (False, True)]
     await ok(bob, {"type": "start"})
     # the same in a round: the host's seat went to a bot, a spectator takes over the room
     cat_info = server.join(ann.code, "Cat")

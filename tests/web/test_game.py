@@ -49,8 +49,9 @@ def test_two_players_and_a_bot_play_a_round_then_rematch(pages, artifacts):
     expect(host.locator(".seatlist")).to_contain_text("Bob")
 
     add_bot(host, "hard")
-    expect(host.locator(".seatlist .seat").nth(2)).to_contain_text("hard")
+    expect(host.locator(".seatlist .seat").nth(2).locator(".level-pick select")).to_have_value("hard")
     expect(guest.locator(".seatlist .seat")).to_have_count(3)
+    expect(guest.locator(".seatlist .seat").nth(2).locator(".badge-bot")).to_have_text("Bot · hard")
 
     host.evaluate("() => window.scrollTo(0, 0)")
     host.screenshot(path=str(artifacts / "lobby.png"))
@@ -77,7 +78,7 @@ def test_two_players_and_a_bot_play_a_round_then_rematch(pages, artifacts):
         expect(p.locator(".opponents .opp")).to_have_count(2)
     expect(host.locator(".table")).to_have_attribute("data-turn", "me")  # seat 0 starts
     expect(host.locator(".turnline")).to_contain_text("Your turn")
-    expect(host.locator(".opp", has_text="Bot 1")).to_contain_text("hard")
+    expect(host.locator(".opp .badge-bot")).to_contain_text("hard")
     expect(host.locator("#log")).to_contain_text("Round 1 begins")
     host.screenshot(path=str(artifacts / "table.png"))
     assert no_horizontal_scroll(guest)[0] <= 360

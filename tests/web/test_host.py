@@ -3,11 +3,13 @@ removing a spectator (barred until let back in), and locking the room against ne
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from .test_flows import seat_browser
 from .test_game import play_until_over
-from .ui import create_room, join_by_link
+from .ui import add_bot, create_room, join_by_link
 
 # every card matches every other: a turn can always play, a round is a few plays
 FIVES = {"r-5": 20, "y-5": 20, "g-5": 20, "b-5": 20}
@@ -149,3 +151,59 @@ def test_a_locked_room_refuses_a_new_joiner_until_unlocked(pages, web_server, ar
     expect(guest.get_by_role("switch", name="Lock the room")).to_have_count(0)
     lock.click()
     expect(guest.locator(".roomlock")).to_contain_text("Locked: nobody new can join")
+
+
+# the bots' seats as a page shows them: name, avatar colour, badge text and level
+BOT_SEATS_JS = """() => [...document.querySelectorAll('.seatlist .seat')]
+  .filter((li) => li.querySelector('.avatar.is-bot')).map((li) => {
+    const badge = li.querySelector('.badge-bot');
+    const pick = badge.querySelector('select');
+    return {id: li.dataset.player, name: li.querySelector('.seat-name').textContent,
+            colour: getComputedStyle(li.querySelector('.avatar')).backgroundColor,
+            badge: (badge.querySelector('.level-face') || badge).textContent,
+            level: pick ? pick.value : badge.dataset.level}; })"""
+
+
+def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(pages, web_server, artifacts):
+    made = web_server.create("Ann", rules={"turn_timer_s": 0})
+    code = made["code"]
+    host = pages.new()
+    seat_browser(host, web_server, code, made)
+    guest = pages.new(phone=True, locale="nl-NL")  # Bob reads Dutch
+    seat_browser(guest, web_server, code, web_server.join(code, "Bob"))
+    for level in ("easy", "normal", "easy"):
+        add_bot(host, level)
+    expect(guest.locator(".seatlist .seat")).to_have_count(5)
+
+    bots = host.evaluate(BOT_SEATS_JS)
+    assert [b["level"] for b in bots] == ["easy", "normal", "easy"], bots
+    assert len({b["name"] for b in bots}) == 3 and not {b["name"] for b in bots} & {"Ann", "Bob"}, bots
+    assert len({b["colour"] for b in bots}) == 3, bots  # a colour each
+    # Bob sees the same bots, their levels in Dutch
+    seen = guest.evaluate(BOT_SEATS_JS)
+    assert [(b["name"], b["colour"]) for b in seen] == [(b["name"], b["colour"]) for b in bots]
+    assert [b["badge"] for b in seen] == ["Bot · makkelijk", "Bot · normaal", "Bot · makkelijk"]
+    expect(guest.locator(".seatlist .level-pick select")).to_have_count(0)  # only the host sets levels
+
+    # the host makes the third bot hard: everyone's badge changes, the log says so
+    third = bots[2]
+    host.get_by_label(f"Level of {third['name']}").select_option("hard")
+    badge = guest.locator(f".seat[data-player='{third['id']}'] .badge-bot")
+    expect(badge).to_have_text("Bot · moeilijk")
+    expect(badge).to_have_class(re.compile(r"\blevel-hard\b"))
+    expect(guest.locator("#log")).to_contain_text(f"{third['name']} speelt nu moeilijk")
+    expect(host.locator("#log")).to_contain_text(f"{third['name']} now plays hard")
+    expect(host.get_by_label(f"Level of {third['name']}")).to_have_value("hard")
+    expect(host.locator(f".seat[data-player='{third['id']}'] .level-face")).to_have_text("Bot · hard")
+    assert [b["level"] for b in guest.evaluate(BOT_SEATS_JS)] == ["easy", "normal", "hard"]
+    host.screenshot(path=str(artifacts / "lobby-bots-desktop.png"))
+    guest.screenshot(path=str(artifacts / "lobby-bots-phone.png"), full_page=True)
+
+    # at the table: the same colour, the level's badge
+    host.get_by_role("button", name="Start the game").click()
+    host.wait_for_selector(".table .hand-card")
+    chip = host.locator(f".opp[data-player='{third['id']}']")
+    expect(chip.locator(".badge-bot")).to_contain_text("hard")
+    expect(chip.locator(".opp-name")).to_have_text(third["name"])
+    colour = chip.locator(".avatar").evaluate("el => getComputedStyle(el).backgroundColor")
+    assert colour == third["colour"]

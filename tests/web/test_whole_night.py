@@ -153,6 +153,8 @@ def test_a_whole_night_two_rounds_the_lobby_a_player_away_and_back_and_two_serve
     add_bot(ann, "easy")
     for p in (ann, bob, cat):
         expect(p.locator(".seatlist .seat")).to_have_count(5)
+    bots = ann.locator(".seatlist .seat:has(.badge-bot) .seat-name").all_inner_texts()
+    assert len(set(bots)) == 2, bots  # each bot a name of its own
     ids = {"Ann": made["player_id"], "Bob": my_id(bob, code), "Cat": my_id(cat, code)}
 
     # -- rounds 1 and 2, played by clicking cards (the bots move on their own)
@@ -183,10 +185,10 @@ def test_a_whole_night_two_rounds_the_lobby_a_player_away_and_back_and_two_serve
     ann.get_by_label("Hand size").press("Tab")
     for p in (bob, cat):
         expect(p.locator("#rule-hand_size")).to_have_value("5")
-    ann.get_by_role("button", name="Remove Bot 2").click()
+    ann.get_by_role("button", name=f"Remove {bots[1]}").click()
     for p in everyone:
         expect(p.locator(".seatlist .seat")).to_have_count(4)
-        expect(p.locator(".seatlist")).not_to_contain_text("Bot 2")
+        expect(p.locator(".seatlist")).not_to_contain_text(bots[1])
     ann.get_by_role("button", name="Deal round 3").click()
     for p in everyone:
         expect(p.locator("#log")).to_contain_text("Round 3 begins")
@@ -225,7 +227,7 @@ def test_a_whole_night_two_rounds_the_lobby_a_player_away_and_back_and_two_serve
     expect(cat_chip.locator(".badge-bot")).to_have_count(0)
     expect(cat_chip.locator(".dot.on")).to_have_count(1)
     assert my_id(cat, code) == ids["Cat"]
-    assert {o["name"] for o in table(cat)["opp"].values()} == {"Ann", "Bob", "Bot 1"}
+    assert {o["name"] for o in table(cat)["opp"].values()} == {"Ann", "Bob", bots[0]}
     everyone = [ann, bob, cat]
     players = {"Ann": ann, "Bob": bob, "Cat": cat}
 

@@ -1,11 +1,11 @@
 // The lobby: the code large enough to read across a table, the invite link and the room's lock,
 // seats (with the running scores between the rounds of a match), spectators, bots, rules.
-import { S, botLevel, isHost, name, send, toast } from "./core.js";
+import { S, isHost, name, send, toast } from "./core.js";
 import { h, replace, svg } from "./dom.js";
 import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
 import { inviteBase, knownBase, qrSrc } from "./invite.js";
-import { removeButton, spectatorList } from "./members.js";
+import { LEVELS, botBadge, botLevelPicker, removeButton, spectatorList } from "./members.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
   "zero", "roulette_chooser"];
@@ -59,11 +59,18 @@ export async function copyInvite() {
   }
 }
 
-function avatar(id, label) {
-  let hash = 0;
-  for (const ch of String(id)) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
-  return h("span.avatar", { style: { "--hue": String(hash % 360) }, "aria-hidden": "true" },
-    ([...String(label || "?")][0] || "?").toUpperCase());
+/** A seat's badge: its name's first letter on its colour, `players[].hue` (every bot of a room
+ * its own, away from the others'; a person's from their id, as computed here without one), a
+ * bot's a rounded square. */
+function avatar(p) {
+  let hue = p.hue;
+  if (typeof hue !== "number") {
+    let hash = 0;
+    for (const ch of String(p.id)) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+    hue = hash % 360;
+  }
+  return h("span.avatar", { class: p.bot ? "is-bot" : "", style: { "--hue": String(hue) }, "aria-hidden": "true" },
+    ([...String(p.name || "?")][0] || "?").toUpperCase());
 }
 
 export { avatar };
@@ -72,13 +79,14 @@ function seatItem(p, i, host, scores) {
   const you = p.id === S.you;
   const li = h("li.seat", { class: you ? "is-you" : "", "data-player": p.id });
   li.append(h("span.seat-no", { "aria-hidden": "true" }, String(i + 1)));
-  li.append(avatar(p.id, p.name));
+  li.append(avatar(p));
   li.append(h("span.seat-name", p.name));
   // beside the name, not in it: a long name's ellipsis would cut "(you)" off
   if (you) li.append(h("span.tag.tag-you", ` (${t("lobby.you")})`));
   const badges = h("span.badges");
   if (p.id === S.view.room.host) badges.append(h("span.badge.badge-host", t("lobby.host")));
-  if (p.bot) badges.append(h("span.badge.badge-bot", botLevel(p) ? t("lobby.bot", { level: t(`level.${botLevel(p)}`) }) : "Bot"));
+  // the host sets a bot's level here; a seat a bot only stands in for (its player away) is no bot to set
+  if (p.bot) badges.append(host && p.id.startsWith("b") ? botLevelPicker(p) : botBadge(p));
   if (scores) badges.append(h("span.badge.badge-score", t("table.score", { n: p.score })));
   li.append(badges);
   li.append(h("span.dot", { class: p.connected ? "on" : "off", role: "img", "aria-label": t(p.connected ? "online" : "offline"),
@@ -201,7 +209,7 @@ function build(stage) {
   const seatList = h("ol.seatlist");
   const spect = h("div.spectators-box");
   const level = h("select#bot-level", { "aria-label": t("lobby.botLevel") },
-    ["easy", "normal", "hard"].map((l) => h("option", { value: l }, t(`level.${l}`))));
+    LEVELS.map((l) => h("option", { value: l }, t(`level.${l}`))));
   level.value = localStorage.getItem("mercyless.botLevel") || "normal";
   level.addEventListener("change", () => localStorage.setItem("mercyless.botLevel", level.value));
   const addBot = h("div.addbot", h("label.sr-only", { for: "bot-level" }, t("lobby.botLevel")), level,

@@ -1,9 +1,34 @@
-// The host's hold on who is in the room: removing a seat or a spectator (a human is asked about
-// first: the server bars them until the host lets removed players back in) and the list of
-// spectators, shown in the lobby and on the round-over panel.
-import { S, isHost, send } from "./core.js";
+// The host's hold on who is in the room: a bot's level, removing a seat or a spectator (a human is
+// asked about first: the server bars them until the host lets removed players back in) and the
+// list of spectators, shown in the lobby and on the round-over panel.
+import { S, botLevel, isHost, send } from "./core.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+
+export const LEVELS = ["easy", "normal", "hard"];
+
+/** A bot's badge: "Bot · hard", tinted by its level. */
+export function botBadge(p) {
+  const level = botLevel(p);
+  return h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
+    level ? t("lobby.bot", { level: t(`level.${level}`) }) : t("lobby.botTag"));
+}
+
+/** The host's badge of a bot: the badge, with a select of its level lying transparent over it
+ * (set_bot), as the rules' selects do: a phone's narrow seat shows the level alone, and the
+ * native picker still opens on a tap. */
+export function botLevelPicker(p) {
+  const level = botLevel(p) || "easy";
+  const select = h("select", { "data-key": `level:${p.id}`, "aria-label": t("lobby.botLevelOf", { name: p.name }),
+    title: t("lobby.botLevelOf", { name: p.name }),
+    onchange: (e) => send("set_bot", { player_id: p.id, level: e.target.value }).then((answer) => {
+      if (answer?.type === "error") S.rerender?.();
+    }) },
+  LEVELS.map((l) => h("option", { value: l }, t(`level.${l}`))));
+  select.value = level;
+  return h("span.badge.badge-bot.level-pick", { class: `level-${level}`, "data-level": level },
+    h("span.level-face", { "aria-hidden": "true" }, h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)), select);
+}
 
 /** Remove a seat or a spectator: a bot at once, a person after a confirm. */
 export function removeMember(member) {

@@ -102,6 +102,8 @@ export function onState(view, info) {
       if (ev.name) S.names.set(ev.player, ev.name);
       if (ev.level) S.levels.set(ev.player, ev.level);
     }
+    if (ev.kind === "bot_level" && ev.level) S.levels.set(ev.player, ev.level);
+    if (ev.kind === "bot_renamed" && ev.name) S.names.set(ev.player, ev.name);
     pushLog({ ev });
   }
   if (info.welcome && !prev) pushLog({ key: "ev.connected", params: { code: S.code }, cls: "meta" });

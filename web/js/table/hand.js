@@ -140,7 +140,7 @@ export function renderMine(v) {
   const n = meP.cards;
   const pct = Math.min(100, Math.round((n / limit) * 100));
   replace(T.mine,
-    avatar(meP.id, meP.name),
+    avatar(meP),
     h("span.mine-name", meP.name),
     v.room.rules.scoring ? h("span.badge.badge-score", t("table.score", { n: meP.score })) : null,
     h("span.meter.mine-meter", { class: pct >= 80 ? "danger" : pct >= 56 ? "warn" : "", role: "meter", "aria-valuemin": "0",

@@ -16,7 +16,7 @@ function seatOrder(players) {
 function makeChip(p) {
   const c = {};
   c.li = h("li.opp", { "data-player": p.id });
-  c.av = avatar(p.id, p.name);
+  c.av = avatar(p);
   c.name = h("span.opp-name");
   c.badges = h("span.badges");
   c.dot = h("span.dot", { role: "img" });
@@ -44,7 +44,8 @@ function updateChip(c, p, v) {
   const badges = [];
   if (p.bot) {
     const level = botLevel(p);
-    badges.push(h("span.badge.badge-bot", level ? [h("span.bb-prefix", "Bot · "), t(`level.${level}`)] : "Bot"));
+    badges.push(h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
+      level ? [h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)] : t("lobby.botTag")));
   }
   if (v.room.host === p.id) badges.push(h("span.badge.badge-host", t("lobby.host")));
   if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")));
