@@ -6,6 +6,7 @@ import { landingState, renderLanding, setLanding } from "./landing.js";
 import { normalizeCode, Seats } from "./net.js";
 import { openRoom } from "./room.js";
 import { onTableKey } from "./table.js";
+import { closeTv, openTv } from "./tv.js";
 
 document.addEventListener("keydown", (e) => {
   if (document.body.dataset.screen !== "room") return;
@@ -16,6 +17,16 @@ document.addEventListener("keydown", (e) => {
 });
 
 function route() {
+  closeTv();
+  // /tv/CODE: the big screen of a room (a spectator that never holds a player's token)
+  const tv = /^\/tv\/([^/]+)\/?$/.exec(location.pathname);
+  const tvCode = tv ? normalizeCode(decodeURIComponent(tv[1])) : null;
+  if (tvCode) {
+    S.sock?.close();
+    S.sock = null;
+    openTv(tvCode);
+    return;
+  }
   // /r/CODE; anything longer under /r/ (a pasted link with more after the code) is a bad code
   const m = /^\/r\/(.+?)\/?$/.exec(location.pathname);
   if (m) {
