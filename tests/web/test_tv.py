@@ -7,6 +7,7 @@ import json
 
 from playwright.sync_api import expect
 
+from .test_csp import RECORD_VIOLATIONS, violations
 from .test_flows import seat_browser
 from .test_game import play_until_over
 from .ui import add_bot
@@ -27,6 +28,7 @@ def test_the_tv_follows_a_whole_round_and_never_holds_a_hand_card(pages, web_ser
     host = pages.new()
     seat_browser(host, web_server, code, made)
     tv = pages.new(viewport={"width": 1280, "height": 720})
+    tv.add_init_script(RECORD_VIOLATIONS)
     frames = frames_of(tv)
     tv.goto(f"/tv/{code}")
     # in the lobby: the room's seat, the code to join and its QR code (the invite link)
@@ -50,6 +52,7 @@ def test_the_tv_follows_a_whole_round_and_never_holds_a_hand_card(pages, web_ser
     expect(tv.locator(".tv-winner")).to_contain_text("wins the round")
     expect(tv.locator(".tv-latest li").last).to_contain_text("wins the round")
     tv.screenshot(path=str(artifacts / "tv-round-over.png"))
+    assert violations(tv) == []  # the strict CSP (test_csp.py)
     # never a hand: no hand card on the page, none in any frame it received
     assert tv.locator(".hand-card").count() == 0
     welcomes = [f for f in frames if f["type"] == "welcome"]

@@ -1,12 +1,14 @@
 // Mercyless browser client: the entry point. Routing (/ and /r/CODE) and the table's keyboard
 // shortcuts; the pages are landing.js and room.js.
 import { S } from "./core.js";
+import { installCardHelp, setHelpRules } from "./help/tip.js";
 import { detectLang, setLang, t } from "./i18n.js";
 import { landingState, renderLanding, setLanding } from "./landing.js";
 import { normalizeCode, Seats } from "./net.js";
 import { openRoom } from "./room.js";
 import { onTableKey } from "./table.js";
 import { closeTv, openTv } from "./tv.js";
+import { tvView } from "./tv-view.js";
 
 document.addEventListener("keydown", (e) => {
   if (document.body.dataset.screen !== "room") return;
@@ -50,6 +52,10 @@ function route() {
   setLanding({ invite: null, error: landingState.error });
   renderLanding();
 }
+
+// card help everywhere, under the rules of the room on screen
+setHelpRules(() => (document.body.dataset.screen === "tv" ? tvView() : S.view)?.room?.rules);
+installCardHelp();
 
 window.addEventListener("popstate", route);
 setLang(detectLang());

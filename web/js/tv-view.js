@@ -20,6 +20,11 @@ export function resetTv(code) {
   V.view = null;
 }
 
+/** The view on the big screen (null before its first). */
+export function tvView() {
+  return V.view;
+}
+
 const nameOf = (id) => (id == null ? "?" : V.names.get(id) || String(id));
 
 /** The events of a welcome's log and of each patch, as lines (the newest last). */
