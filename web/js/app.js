@@ -7,6 +7,7 @@ import { landingState, renderLanding, setLanding } from "./landing.js";
 import { normalizeCode, Seats } from "./net.js";
 import { openRoom } from "./room.js";
 import { onTableKey } from "./table.js";
+import { applyCardTheme } from "./theme.js";
 import { closeTv, openTv } from "./tv.js";
 import { tvView } from "./tv-view.js";
 
@@ -56,6 +57,8 @@ function route() {
 // card help everywhere, under the rules of the room on screen
 setHelpRules(() => (document.body.dataset.screen === "tv" ? tvView() : S.view)?.room?.rules);
 installCardHelp();
+
+applyCardTheme();
 
 window.addEventListener("popstate", route);
 setLang(detectLang());

@@ -7,7 +7,7 @@
 import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { ApiError, RoomSocket } from "./net.js";
-import { app, brand, langSelect, shellParts } from "./shell.js";
+import { app, brand, langSelect, settingsButton, shellParts } from "./shell.js";
 import { renderTv, resetTv, tvTick, tvEvents } from "./tv-view.js";
 
 const KEY = "mercyless.screens";
@@ -53,7 +53,7 @@ function shell(code) {
   } }, t("tv.fullscreen"));
   replace(app,
     h("header.topbar.tv-bar", brand(true), h("span.tv-title", t("tv.title")),
-      h("div.top-actions", langSelect(), full)),
+      h("div.top-actions", langSelect(), settingsButton(), full)),
     h("p#tv-status.tv-status", { role: "status", hidden: true }),
     h("main#tv.tv", { "data-code": code, "aria-live": "off" }),
     ...shellParts());

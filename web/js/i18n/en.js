@@ -401,4 +401,13 @@ export const en = {
   "tv.barred": "The host removed this screen from room {code}. Trying again every half minute.",
   "tv.retry": "Cannot reach room {code} right now. Trying again…",
   "tv.elsewhere": "This screen is open in another tab.",
+  "settings.title": "Settings",
+  "settings.open": "Settings",
+  "settings.sound": "Sound",
+  "theme.label": "Card theme",
+  "theme.standard": "Standard",
+  "theme.standard.d": "Colours with a letter on every card.",
+  "theme.shapes": "Colour-blind friendly",
+  "theme.shapes.d": "Every colour also has its own shape and pattern: red ▲, yellow ●, green ■, blue ◆.",
+  "howto.close.short": "Done",
 };

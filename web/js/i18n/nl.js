@@ -389,4 +389,13 @@ export const nl = {
   "tv.barred": "De host heeft dit scherm uit kamer {code} gehaald. Elke halve minuut een nieuwe poging.",
   "tv.retry": "Kamer {code} is nu niet bereikbaar. Opnieuw proberen…",
   "tv.elsewhere": "Dit scherm is in een ander tabblad open.",
+  "settings.title": "Instellingen",
+  "settings.open": "Instellingen",
+  "settings.sound": "Geluid",
+  "theme.label": "Kaartstijl",
+  "theme.standard": "Standaard",
+  "theme.standard.d": "Kleuren met een letter op elke kaart.",
+  "theme.shapes": "Kleurenblindvriendelijk",
+  "theme.shapes.d": "Elke kleur heeft ook een eigen vorm en patroon: rood ▲, geel ●, groen ■, blauw ◆.",
+  "howto.close.short": "Klaar",
 };
