@@ -78,7 +78,9 @@ function showRoulette(ev) {
   const center = T.discard.closest(".center");
   if (phone && center) {
     T.reveal.classList.add("on-center");
-    T.reveal.style.setProperty("--reveal-top", `${center.offsetTop}px`);
+    // the piles sit inside the seats' ring: measured from the table's own top
+    const top = center.getBoundingClientRect().top - T.root.getBoundingClientRect().top - T.root.clientTop;
+    T.reveal.style.setProperty("--reveal-top", `${Math.round(top)}px`);
     T.reveal.style.setProperty("--reveal-h", `${center.offsetHeight}px`);
   }
   T.reveal.hidden = false;
