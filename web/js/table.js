@@ -86,7 +86,7 @@ function build(stage) {
   setTable({
     stage, root, lang: lang(), opponents, seats, arrows, arrowsDir: null, chips: new Map(), pileBtn, discard, colorChip, dirEl, stackBar, reveal,
     turnText, turnSecs, turnBar, exposedMe, takeBtn, drawBtn, passBtn, unoBtn, unoFlag, handH, hand, cards: new Map(),
-    mine, note, overlay, overFit: null, overKey: null, topKey: null, revealTimer: null,
+    mine, note, overlay, overFit: null, overKey: null, topKey: null, revealTimer: null, fresh: [],
   });
 }
 
@@ -109,7 +109,13 @@ export function renderTable(stage, fx = {}) {
   renderOverlay(v);
   fitTable();
   handlePending(v);
-  applyFx(fx);
+  // the movements start on the next frame: the patch's own task only builds the view, and the
+  // places they need are read in the frame's one layout (a long task less on a slow phone)
+  const fresh = T.fresh;
+  T.fresh = [];
+  if (fx && !fx.welcome && Object.keys(fx).length) requestAnimationFrame(() => {
+    if (T && T.root.isConnected) applyFx(fx, fresh);
+  });
   tick();
 }
 
