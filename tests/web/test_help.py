@@ -27,7 +27,8 @@ def _table(pages, web_server, rules: dict, **new):
 
 
 def test_card_help_opens_by_keyboard_and_follows_the_rooms_rules(pages, web_server, artifacts):
-    page = _table(pages, web_server, {"stacking": "ladder", "reverse4_two_players": "opponent"})
+    page = _table(pages, web_server, {"stacking": "ladder", "reverse4_two_players": "opponent"},
+                  viewport={"width": 1280, "height": 800})
     tip = page.locator("#card-tip")
     page.locator(".hand-card[data-card='w-reverse4']").first.focus()
     page.keyboard.press("?")
@@ -49,7 +50,7 @@ def test_card_help_opens_by_keyboard_and_follows_the_rooms_rules(pages, web_serv
 
 
 def test_card_help_opens_by_long_press_and_the_press_plays_nothing(pages, web_server, artifacts):
-    page = _table(pages, web_server, {"stacking": "off"}, phone=True)
+    page = _table(pages, web_server, {"stacking": "off"}, phone=True, viewport={"width": 390, "height": 844})
     sent: list[dict] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(json.loads(p))))
     card = page.locator(".hand-card[data-card='w-reverse4']").first
@@ -84,7 +85,7 @@ def test_a_card_in_the_log_shows_its_help_on_hover(pages, web_server):
 def test_how_to_play_is_written_from_the_rooms_rules_in_both_languages(pages, web_server, artifacts):
     made = web_server.create("Ann", rules={"mercy_limit": 30, "uno_penalty": 4, "catch_window_s": 7,
                                            "target_score": 500, "roulette_chooser": "player"})
-    page = pages.new()
+    page = pages.new(viewport={"width": 1280, "height": 800})
     page.add_init_script(RECORD_VIOLATIONS)
     seat_browser(page, web_server, made["code"], made)
     page.get_by_role("button", name="How to play").click()

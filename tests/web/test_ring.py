@@ -61,7 +61,7 @@ def test_the_seats_sit_around_the_table_in_seat_order_and_overlap_nothing(pages,
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     got = page.evaluate(BOXES_JS)
     name = f"ring-{seats}-{'phone' if viewport is PHONE else 'desktop'}"
-    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(artifacts / f"{name}.png"))
     # in seat order from Ann's left (the seat after hers plays next, clockwise)
     assert [s["id"] for s in got["seats"]] != [] and sorted(s["id"] for s in got["seats"]) == sorted(ids)
     order = {pid: i for i, pid in enumerate(ids)}
@@ -87,7 +87,8 @@ def test_the_seats_sit_around_the_table_in_seat_order_and_overlap_nothing(pages,
 
 
 def test_the_arrows_flip_on_a_reverse_and_the_stack_target_is_marked(pages, web_server):
-    deck = {"r-reverse": 60, "r-5": 6, "y-5": 1, "g-5": 1, "b-5": 1, "r-draw2": 30}
+    # red Reverses and Draw 2s on red fives (the only numbers: the first card is one of them)
+    deck = {"r-reverse": 60, "r-5": 6, "y-reverse": 1, "g-reverse": 1, "b-reverse": 1, "r-draw2": 30}
     made = web_server.create("Ann", rules={"turn_timer_s": 0, "hand_size": 6, "deck": deck})
     bob = web_server.join(made["code"], "Bob")
     web_server.join(made["code"], "Cy")

@@ -27,7 +27,7 @@ DECK = {f"{c}-{n}": 2 for c in "rygb" for n in (1, 2)}
 
 def test_the_colour_blind_theme_shows_a_shape_per_colour_and_is_remembered(pages, web_server, artifacts):
     made = web_server.create("Ann", rules={"deck": DECK, "hand_size": 6, "turn_timer_s": 0})
-    page = pages.new()
+    page = pages.new(viewport={"width": 1280, "height": 800})
     seat_browser(page, web_server, made["code"], made)
     add_bot(page, "easy")
     page.get_by_role("button", name="Start the game").click()
