@@ -158,6 +158,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     async def invite(code: str) -> FileResponse:  # the client says what is wrong with a bad code
         return FileResponse(index)
 
+    @app.get("/tv/{code:path}", include_in_schema=False)
+    async def big_screen(code: str) -> FileResponse:  # the big-screen view of a room
+        return FileResponse(index)
+
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
     return app

@@ -44,6 +44,11 @@ class JoinRoom(BaseModel):
     name: str
 
 
+class WatchRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = "TV"
+
+
 def _hub(request: Request) -> Hub:
     return request.app.state.hub
 
@@ -88,8 +93,18 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
 
 @router.post("/api/rooms/{code}/join")
 async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
+    return await _join(code, _name(body.name), request, screen=False)
+
+
+@router.post("/api/rooms/{code}/watch")
+async def watch_room(code: str, body: WatchRoom, request: Request) -> dict[str, Any]:
+    """A big screen (/tv/CODE) joins as a spectator, in the lobby too: it never takes a seat,
+    never hosts, sees what every spectator sees (docs/server.md "Protocol additions")."""
+    return await _join(code, _name(body.name), request, screen=True)
+
+
+async def _join(code: str, name: str, request: Request, screen: bool) -> dict[str, Any]:
     hub = _hub(request)
-    name = _name(body.name)
     limits = hub.limits
     ip = _address(request)
     if await limits.joins_blocked(ip):
@@ -101,7 +116,7 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
         await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
-    answer = await hub.submit(room_code, commands.command("join", name, ip, hub.settings, result))
+    answer = await hub.submit(room_code, commands.command("join", name, ip, hub.settings, result, screen))
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
             await limits.join_failed(ip)

@@ -91,11 +91,13 @@ def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
 
 # -- the server's own commands ------------------------------------------------------------------
 
-def _join(name: str, address: str | None, settings: Settings, joined: dict[str, Any]) -> Run:
-    """HTTP join from ``address``: seat ``name`` (or make them a spectator); ``joined`` gets the
-    new credentials."""
+def _join(name: str, address: str | None, settings: Settings, joined: dict[str, Any],
+          screen: bool = False) -> Run:
+    """HTTP join from ``address``: seat ``name`` (or make them a spectator; a big ``screen``
+    always is one); ``joined`` gets the new credentials."""
     def run(loaded: Loaded, now: int) -> list[Event]:
-        pid, token, spectator, events = lobby.join(loaded, name, address, settings.max_spectators)
+        pid, token, spectator, events = lobby.join(loaded, name, address, settings.max_spectators,
+                                                   screen)
         joined.update(code=loaded.room.code, player_id=pid, token=token, spectator=spectator)
         return events
     return run

@@ -53,10 +53,11 @@ def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int,
 
 
 def join(loaded: Loaded, name: str, address: str | None = None,
-         max_spectators: int = 30) -> tuple[str, str, bool, list[Event]]:
+         max_spectators: int = 30, screen: bool = False) -> tuple[str, str, bool, list[Event]]:
     """Seat a newcomer (or make them a spectator while a round is in play, up to
     ``max_spectators``), unless the host locked the room or removed someone of that name, or
-    from that address, earlier."""
+    from that address, earlier. A ``screen`` (the big-screen view, /tv/CODE) is a spectator
+    at any time: it never takes a seat and never runs the room."""
     room = loaded.room
     if room.locked:
         raise Refused(Err.ROOM_LOCKED, "the host has locked this room")
@@ -64,19 +65,22 @@ def join(loaded: Loaded, name: str, address: str | None = None,
     if name_key(name) in room.barred or (where is not None and where in room.barred):
         raise Refused(Err.BARRED, "the host removed you from this room")
     pid, token = new_player_id(), new_token()
-    spectator = room.status == PLAYING
+    spectator = screen or room.status == PLAYING
     if spectator:
         if len(room.spectators) >= max_spectators:
             raise Refused(Err.ROOM_FULL, "no more spectators fit in this room")
-        room.spectators.append(Spectator(pid, name, token_hash(token), joined_from=where))
+        room.spectators.append(Spectator(pid, name, token_hash(token), joined_from=where, screen=screen))
     elif len(room.seats) >= MAX_SEATS:
         raise Refused(Err.ROOM_FULL, "every seat is taken")
     else:
         room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where))
-    if not has_host(room):  # every human had left: the newcomer runs the room
+    if not screen and not has_host(room):  # every human had left: the newcomer runs the room
         room.host = pid
-    return pid, token, spectator, [_event(EventKind.JOINED, player=pid, name=name, spectator=spectator),
-                                   *_make_way(room, name)]
+    joined = _event(EventKind.JOINED, player=pid, name=name, spectator=spectator)
+    if screen:
+        joined.data["screen"] = True
+        return pid, token, spectator, [joined]
+    return pid, token, spectator, [joined, *_make_way(room, name)]
 
 
 def _make_way(room: Room, name: str) -> list[Event]:
@@ -207,8 +211,10 @@ def back_to_lobby(loaded: Loaded, player: str) -> list[Event]:
 def _seat_spectators(room: Room) -> list[Event]:
     """Waiting spectators take the free seats, in the order they came."""
     events: list[Event] = []
-    while room.spectators and len(room.seats) < MAX_SEATS:
-        sp = room.spectators.pop(0)
+    for sp in [s for s in room.spectators if not s.screen]:
+        if len(room.seats) >= MAX_SEATS:
+            break
+        room.spectators.remove(sp)
         room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node,
                                sp.joined_from))
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
@@ -219,7 +225,8 @@ def _seat_spectators(room: Room) -> list[Event]:
 def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     room = loaded.room
     _verify_host_in_lobby(room, player)
-    if len(room.seats) + min(len(room.spectators), MAX_SEATS - len(room.seats)) < 2:
+    waiting = sum(not s.screen for s in room.spectators)
+    if len(room.seats) + min(waiting, MAX_SEATS - len(room.seats)) < 2:
         raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
     events = _seat_spectators(room)  # a seat freed in the lobby goes to whoever waited for one
     if room.match_open:  # back from a round of this match: its next round

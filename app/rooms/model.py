@@ -106,6 +106,7 @@ class Spectator:
     dropped_at: int | None = None  # when the socket dropped (a return is announced)
     node: str | None = None  # the server process holding the socket
     joined_from: str | None = None  # the joiner's address, hashed (codes.address_key)
+    screen: bool = False  # a big screen (/tv/CODE): watches only, never takes a seat or hosts
 
 
 @dataclass
@@ -298,7 +299,8 @@ def room_part(room: Room) -> dict[str, Any]:
         "round": room.round,
         "locked": room.locked,
         "removed": sum(key.startswith("n:") for key in room.barred),  # players barred from joining
-        "spectators": [{"id": s.id, "name": s.name, "connected": s.connected} for s in room.spectators],
+        "spectators": [{"id": s.id, "name": s.name, "connected": s.connected, "screen": s.screen}
+                       for s in room.spectators],
     }
 
 

@@ -82,12 +82,18 @@ def _bot_plays(room: Room, seat: Seat) -> None:
 def has_host(room: Room) -> bool:
     """The host is still a human in the room (a seat handed to a bot is not)."""
     seat = room.seat(room.host)
-    return seat.bot is None if seat is not None else room.spectator(room.host) is not None
+    if seat is not None:
+        return seat.bot is None
+    watcher = room.spectator(room.host)
+    return watcher is not None and not watcher.screen
 
 
 def pass_host(room: Room) -> None:
+    """The first human seat runs the room, else the first spectator who is a person (a big
+    screen never hosts: nobody holds it)."""
     humans = [s for s in room.seats if s.bot is None]
+    watchers = [s for s in room.spectators if not s.screen]
     if humans:
         room.host = humans[0].id
-    elif room.spectators:
-        room.host = room.spectators[0].id
+    elif watchers:
+        room.host = watchers[0].id

@@ -63,8 +63,9 @@ class Pages:
                     "has_touch": True}
         else:
             opts = {"viewport": {"width": 1280, "height": 860}}
+        opts["reduced_motion"] = "reduce"  # a test that looks at the motion asks for "no-preference"
         opts.update(kwargs)
-        ctx = self.browser.new_context(locale=locale, base_url=self.base, reduced_motion="reduce", **opts)
+        ctx = self.browser.new_context(locale=locale, base_url=self.base, **opts)
         ctx.set_default_timeout(10_000)
         self.contexts.append(ctx)
         page = ctx.new_page()

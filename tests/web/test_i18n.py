@@ -91,3 +91,21 @@ def test_a_language_has_the_keys_and_placeholders_of_english(path):
     differ = {key: (sorted(placeholders(ENGLISH[key])), sorted(placeholders(value)))
               for key, value in strings.items() if placeholders(value) != placeholders(ENGLISH[key])}
     assert not differ, f"{path.name}: placeholders (English, {path.stem}) differ: {differ}"
+
+
+HELP_DIR = WEB_JS / "help"
+HELP_FILES = sorted(HELP_DIR.glob("text-*.js"))
+
+
+@pytest.mark.parametrize("path", [p for p in HELP_FILES if p.stem != "text-en"], ids=lambda p: p.stem)
+def test_the_card_help_of_a_language_has_the_keys_and_placeholders_of_english(path):
+    english = read_strings(HELP_DIR / "text-en.js")[1]
+    name, strings = read_strings(path)
+    assert name == path.stem.removeprefix("text-")
+    assert len(english) > 40 and len(HELP_FILES) >= 2
+    missing = sorted(english.keys() - strings.keys())
+    extra = sorted(strings.keys() - english.keys())
+    assert not missing and not extra, f"{path.name}: missing {missing}, not in English {extra}"
+    differ = {key: (sorted(placeholders(english[key])), sorted(placeholders(value)))
+              for key, value in strings.items() if placeholders(value) != placeholders(english[key])}
+    assert not differ, f"{path.name}: placeholders (English, {path.stem}) differ: {differ}"

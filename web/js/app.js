@@ -1,11 +1,15 @@
 // Mercyless browser client: the entry point. Routing (/ and /r/CODE) and the table's keyboard
 // shortcuts; the pages are landing.js and room.js.
 import { S } from "./core.js";
+import { installCardHelp, setHelpRules } from "./help/tip.js";
 import { detectLang, setLang, t } from "./i18n.js";
 import { landingState, renderLanding, setLanding } from "./landing.js";
 import { normalizeCode, Seats } from "./net.js";
 import { openRoom } from "./room.js";
 import { onTableKey } from "./table.js";
+import { applyCardTheme } from "./theme.js";
+import { closeTv, openTv } from "./tv.js";
+import { tvView } from "./tv-view.js";
 
 document.addEventListener("keydown", (e) => {
   if (document.body.dataset.screen !== "room") return;
@@ -16,6 +20,16 @@ document.addEventListener("keydown", (e) => {
 });
 
 function route() {
+  closeTv();
+  // /tv/CODE: the big screen of a room (a spectator that never holds a player's token)
+  const tv = /^\/tv\/([^/]+)\/?$/.exec(location.pathname);
+  const tvCode = tv ? normalizeCode(decodeURIComponent(tv[1])) : null;
+  if (tvCode) {
+    S.sock?.close();
+    S.sock = null;
+    openTv(tvCode);
+    return;
+  }
   // /r/CODE; anything longer under /r/ (a pasted link with more after the code) is a bad code
   const m = /^\/r\/(.+?)\/?$/.exec(location.pathname);
   if (m) {
@@ -39,6 +53,12 @@ function route() {
   setLanding({ invite: null, error: landingState.error });
   renderLanding();
 }
+
+// card help everywhere, under the rules of the room on screen
+setHelpRules(() => (document.body.dataset.screen === "tv" ? tvView() : S.view)?.room?.rules);
+installCardHelp();
+
+applyCardTheme();
 
 window.addEventListener("popstate", route);
 setLang(detectLang());

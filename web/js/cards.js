@@ -89,6 +89,8 @@ export function cardFace(code, opts = {}) {
   if (s.big) oval.append(h("span.big", { class: s.big.length > 2 ? "long" : "" }, s.big));
   face.append(oval);
   face.append(h("span.corner.br", s.icon ? svg(ICONS[s.icon], "mini") : h("i", s.corner), h("b", letter)));
+  // the colour's shape (the colour-blind theme shows it: theme.js), top right and bottom left
+  if (!p.wild) face.append(h("span.shape.tr"), h("span.shape.bl"));
   el.append(face);
   return el;
 }

@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 import { resetLobby } from "./lobby.js";
 import { Api, ApiError, cleanName, normalizeCode, Seats } from "./net.js";
 import { openRoom } from "./room.js";
-import { app, brand, langSelect, shellParts, soundToggle } from "./shell.js";
+import { app, brand, langSelect, settingsButton, shellParts, soundToggle } from "./shell.js";
 import { resetTable } from "./table.js";
 
 const NAME_KEY = "mercyless.name";
@@ -158,7 +158,7 @@ export function renderLanding() {
         } }, "×"))))) : null;
 
   replace(app,
-    h("header.topbar", brand(), h("div.top-actions", langSelect(), soundToggle())),
+    h("header.topbar", brand(), h("div.top-actions", langSelect(), soundToggle(), settingsButton())),
     h("main#main.landing", { tabindex: "-1" },
       h("section.hero",
         h("div.hero-cards", { "aria-hidden": "true" },

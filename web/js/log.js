@@ -66,7 +66,18 @@ export function pushLog(entry) {
   if (!li) return;
   ol.append(li);
   while (ol.children.length > LOG_MAX) ol.firstChild.remove();
-  ol.scrollTop = ol.scrollHeight;
+  toEnd(ol);
+}
+
+// the log follows its last line, once a frame: reading its height after each line forced a layout
+// of the page per event of a patch
+let scrollFrame = 0;
+function toEnd(ol) {
+  if (scrollFrame) return;
+  scrollFrame = requestAnimationFrame(() => {
+    scrollFrame = 0;
+    ol.scrollTop = ol.scrollHeight;
+  });
 }
 
 export function renderLog() {

@@ -9,7 +9,8 @@ import { renderLanding, setLanding } from "./landing.js";
 import { copyInvite, resetLobby } from "./lobby.js";
 import { clearLog, renderLog } from "./log.js";
 import { Api, RoomSocket, Seats } from "./net.js";
-import { app, brand, langSelect, shellParts, soundToggle } from "./shell.js";
+import { howToButton } from "./help/howto.js";
+import { app, brand, langSelect, settingsButton, shellParts, soundToggle } from "./shell.js";
 import { resetTable, tick } from "./table.js";
 import { onState, render } from "./view.js";
 
@@ -24,7 +25,8 @@ function roomShell() {
       brand(true),
       h("button.room-chip", { type: "button", onclick: copyInvite, title: t("lobby.share"), "aria-label": `${t("room.label")} ${S.code.split("").join(" ")}. ${t("lobby.share")}` },
         h("span.room-label", t("room.label")), h("b.room-code", S.code)),
-      h("div.top-actions", langSelect(), soundToggle(),
+      h("div.top-actions", h("a.btn.ghost.small.tv-link", { href: `/tv/${S.code}`, target: "_blank", rel: "noopener",
+        title: t("tv.showHint") }, t("tv.show")), howToButton(() => S.view?.room?.rules), langSelect(), soundToggle(), settingsButton(),
         h("button.btn.ghost.small", { type: "button", onclick: confirmLeave }, t("room.leave")))),
     connEl,
     h("main#main.room", { tabindex: "-1" },

@@ -5,6 +5,7 @@ import { h, replace } from "./dom.js";
 import { LANG_NAMES, LANGS, lang, setLang, t } from "./i18n.js";
 import { leaveToLanding, rebuild } from "./room.js";
 import { setSound, sound, soundOn } from "./sound.js";
+import { openSettings } from "./theme.js";
 
 export const app = document.getElementById("app");
 
@@ -33,6 +34,21 @@ export function soundToggle() {
       replace(b, soundIcon(soundOn()));
       if (soundOn()) sound("play");
     } }, soundIcon(on));
+}
+
+/** ⚙: the settings (the card theme, the sound); the bar's sound switch follows a change there. */
+export function settingsButton() {
+  const label = t("settings.open");
+  return h("button.icon-btn.settings-btn", { type: "button", "aria-label": label, title: label, "data-key": "settings",
+    onclick: () => openSettings(() => {
+      for (const b of document.querySelectorAll("button.sound")) {
+        b.setAttribute("aria-pressed", String(soundOn()));
+        b.setAttribute("aria-label", t(soundOn() ? "sound.on" : "sound.off"));
+        b.title = t(soundOn() ? "sound.on" : "sound.off");
+        replace(b, soundIcon(soundOn()));
+      }
+    }) },
+  h("span.icon", { "aria-hidden": "true" }, "⚙"));
 }
 
 function soundIcon(on) {

@@ -25,7 +25,6 @@ export function resetTable() {
 }
 
 function build(stage) {
-  const opponents = h("ul.opponents", { "aria-label": t("table.opponents") });
   const pileBtn = h("button.pile-draw", { type: "button", "data-key": "pile", onclick: () => onDraw() },
     cardBack({ size: "lg" }), h("span.pile-count"));
   const discard = h("div.discard", { "aria-live": "off" });
@@ -34,6 +33,14 @@ function build(stage) {
   const center = h("section.center", { "aria-label": t("table.discard", { card: "", color: "" }).replace(/[,:].*$/, "") },
     h("div.piles", h("div.pile", pileBtn), h("div.pile.discard-pile", discard)),
     h("div.tableinfo", colorChip, dirEl));
+  // the seats around the table (table/opponents.js): on a wide screen a ring, from the player's
+  // left over the top to their right, with the piles in the middle; on a phone an arc of rows
+  // above them. The direction of play is drawn along the oval behind.
+  const seats = { left: h("ul.seats.seats-left", { "aria-label": t("table.opponents") }),
+    top: h("ul.seats.seats-top", { "aria-label": t("table.opponents") }),
+    right: h("ul.seats.seats-right", { "aria-label": t("table.opponents") }) };
+  const arrows = h("div.ring-arrows", { "aria-hidden": "true" });
+  const opponents = h("div.opponents.ring", arrows, seats.top, seats.left, center, seats.right);
   const stackBar = h("div.stackbar", { hidden: true });
   const reveal = h("div.reveal", { hidden: true, "aria-hidden": "true" });
 
@@ -74,12 +81,12 @@ function build(stage) {
     ticker, turnLine, exposedMe, stackBar, controls, handH, hand, note, h("div.mine-row", mine, reactions), keysHint);
 
   const overlay = h("div.overlay", { hidden: true });
-  const root = h("div.table", opponents, center, reveal, meBox, overlay);
+  const root = h("div.table", opponents, reveal, meBox, overlay);
   replace(stage, root);
   setTable({
-    stage, root, lang: lang(), opponents, chips: new Map(), pileBtn, discard, colorChip, dirEl, stackBar, reveal,
+    stage, root, lang: lang(), opponents, seats, arrows, arrowsDir: null, chips: new Map(), pileBtn, discard, colorChip, dirEl, stackBar, reveal,
     turnText, turnSecs, turnBar, exposedMe, takeBtn, drawBtn, passBtn, unoBtn, unoFlag, handH, hand, cards: new Map(),
-    mine, note, overlay, overFit: null, overKey: null, topKey: null, revealTimer: null,
+    mine, note, overlay, overFit: null, overKey: null, topKey: null, revealTimer: null, fresh: [],
   });
 }
 
@@ -102,7 +109,13 @@ export function renderTable(stage, fx = {}) {
   renderOverlay(v);
   fitTable();
   handlePending(v);
-  applyFx(fx);
+  // the movements start on the next frame: the patch's own task only builds the view, and the
+  // places they need are read in the frame's one layout (a long task less on a slow phone)
+  const fresh = T.fresh;
+  T.fresh = [];
+  if (fx && !fx.welcome && Object.keys(fx).length) requestAnimationFrame(() => {
+    if (T && T.root.isConnected) applyFx(fx, fresh);
+  });
   tick();
 }
 

@@ -22,8 +22,17 @@ function computeFx(prev, view, events, welcome) {
         fx.ko.add(ev.player);
         break;
       case "swapped":
+        (fx.swaps ||= []).push(ev);
+        break;
       case "passed_hands":
-        fx.swirl = true;
+        fx.passed = true;
+        break;
+      case "drew":
+      case "took_stack":
+        (fx.draws ||= []).push(ev);
+        break;
+      case "uno":
+        (fx.uno ||= new Set()).add(ev.player);
         break;
       case "reversed":
         fx.reversed = true;

@@ -1,9 +1,12 @@
-// What a patch's events look like on the table: a played card flying in, counts bumping, knock-outs,
-// swirled hands, the direction spinning, reaction bubbles, a roulette's revealed cards.
+// What a patch's events look like on the table (the movements themselves: motion.js): a played card
+// flying to the pile, drawn cards from the deck (a taken stack pours), swapped and passed hands
+// sliding between seats, counts bumping, knock-outs, UNO calls, the direction spinning, reaction
+// bubbles, a roulette's revealed cards turned one by one.
 import { cardFace, colorName, parse } from "../cards.js";
 import { S, name, reducedMotion } from "../core.js";
 import { h, replace } from "../dom.js";
 import { t } from "../i18n.js";
+import { arrive, flash, flipIn, travel } from "./motion.js";
 import { T } from "./state.js";
 
 function restart(el, cls) {
@@ -21,37 +24,57 @@ function bubble(el, text) {
   setTimeout(() => b.remove(), 2600);
 }
 
-export function applyFx(fx) {
+export function applyFx(fx, fresh = []) {
   if (!fx || fx.welcome) return;
-  if (fx.played) {
-    const card = T.discard.firstElementChild;
-    if (card && !reducedMotion()) {
-      const to = T.discard.getBoundingClientRect();
-      let from = null;
-      if (fx.played.player === S.you) from = T.hand.getBoundingClientRect();
-      else from = T.chips.get(fx.played.player)?.li.getBoundingClientRect();
-      if (from) {
-        card.style.setProperty("--from-x", `${Math.round(from.left + from.width / 2 - (to.left + to.width / 2))}px`);
-        card.style.setProperty("--from-y", `${Math.round(from.top + from.height / 2 - (to.top + to.height / 2))}px`);
-      }
-      restart(card, "fly");
-    }
+  // every place read at once, before any animation starts: one layout for the whole patch
+  const seats = new Map([...T.chips].map(([id, c]) => [id, c.li.getBoundingClientRect()]));
+  seats.set(S.you, T.hand.getBoundingClientRect());
+  const seatRect = (id) => seats.get(id) || null;
+  const pile = T.pileBtn.getBoundingClientRect();
+  const top = T.discard.firstElementChild;
+  const topRect = top?.getBoundingClientRect();
+  fresh = fresh.filter((btn) => btn.isConnected).slice(0, 30);
+  const freshRects = fresh.map((btn) => btn.getBoundingClientRect());
+  // a played card flies from its player to the pile
+  if (fx.played) arrive(top, seatRect(fx.played.player), { turn: -20, to: topRect });
+  // drawn cards fly from the deck: yours face up into the hand, others' face down to their seat
+  let ownDraw = false;
+  for (const ev of fx.draws || []) {
+    if (ev.player === S.you) ownDraw = true;
+    else travel(pile, seatRect(ev.player), { n: ev.count || 1, stagger: ev.kind === "took_stack" ? 40 : 80 });
   }
+  if (fx.roulette && fx.roulette.player !== S.you) {
+    travel(pile, seatRect(fx.roulette.player), { n: (fx.roulette.cards || []).length, codes: fx.roulette.cards, stagger: 140 });
+  }
+  if (fx.roulette?.player === S.you) ownDraw = true;
+  // a swap or a pass of hands slides between the seats
+  let from = null;
+  for (const ev of fx.swaps || []) {
+    travel(seatRect(ev.a), seatRect(ev.b), { n: 3 });
+    travel(seatRect(ev.b), seatRect(ev.a), { n: 3 });
+    if (ev.a === S.you) from = seatRect(ev.b);
+    if (ev.b === S.you) from = seatRect(ev.a);
+  }
+  if (fx.passed) {
+    const ids = (S.view.players || []).filter((p) => !p.eliminated).map((p) => p.id);
+    const dir = S.view.game?.direction ?? 1;
+    ids.forEach((id, i) => {
+      const next = ids[(i + dir + ids.length) % ids.length];
+      travel(seatRect(id), seatRect(next), { n: 2 });
+      if (next === S.you) from = seatRect(id);
+    });
+  }
+  // the new cards in the hand come from where they came: the deck, or the seat they were swapped from
+  const source = ownDraw ? pile : from;
+  freshRects.forEach((to, i) => arrive(fresh[i], source, { delay: Math.min(i, 15) * 35, scale: 0.7, to }));
   for (const id of fx.bump || []) {
     const c = T.chips.get(id);
-    if (c) restart(c.count, "bump");
+    if (c) flash(c.count, "bump");
   }
-  for (const id of fx.ko || []) {
-    const c = T.chips.get(id);
-    if (c) restart(c.li, "ko");
-    if (id === S.you) restart(T.hand, "ko");
-  }
-  if (fx.swirl) {
-    restart(T.hand, "swirl");
-    for (const c of T.chips.values()) restart(c.li, "swirl");
-  }
+  for (const id of fx.ko || []) flash(id === S.you ? T.hand : T.chips.get(id)?.li, "ko");
+  for (const id of fx.uno || []) flash(id === S.you ? T.mine : T.chips.get(id)?.li, "uno");
   if (fx.reversed) restart(T.dirEl, "spin");
-  if (fx.drawPile) restart(T.pileBtn, "bump");
+  if (fx.drawPile) flash(T.pileBtn, "bump");
   if (fx.stack) restart(T.stackBar, "bump");
   if (fx.roulette) showRoulette(fx.roulette);
   for (const r of fx.reactions || []) {
@@ -65,9 +88,8 @@ function showRoulette(ev) {
   clearTimeout(T.revealTimer);
   replace(T.reveal,
     h("p.reveal-title", t("reveal.title", { name: name(ev.player), color: colorName(ev.color), n: cards.length })),
-    h("div.reveal-cards", cards.map((c, i) => {
+    h("div.reveal-cards", cards.map((c) => {
       const el = cardFace(c, { size: "sm" });
-      el.style.setProperty("--i", String(i));
       if (parse(c).color === ev.color) el.classList.add("hit");
       return el;
     })));
@@ -78,10 +100,13 @@ function showRoulette(ev) {
   const center = T.discard.closest(".center");
   if (phone && center) {
     T.reveal.classList.add("on-center");
-    T.reveal.style.setProperty("--reveal-top", `${center.offsetTop}px`);
+    // the piles sit inside the seats' ring: measured from the table's own top
+    const top = center.getBoundingClientRect().top - T.root.getBoundingClientRect().top - T.root.clientTop;
+    T.reveal.style.setProperty("--reveal-top", `${Math.round(top)}px`);
     T.reveal.style.setProperty("--reveal-h", `${center.offsetHeight}px`);
   }
   T.reveal.hidden = false;
+  flipIn([...T.reveal.querySelectorAll(".reveal-cards .card")]); // one by one
   const ms = phone ? 2200 : reducedMotion() ? 3500 : 2600 + Math.min(cards.length, 20) * 140;
   T.revealTimer = setTimeout(() => {
     if (T) T.reveal.hidden = true;

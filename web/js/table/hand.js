@@ -1,7 +1,7 @@
 // The player's own hand (cards keyed, so a card keeps its element and focus across renders), laid
 // out to fit its box, and the player's row under it: avatar, score, cards against the mercy limit.
 import { cardFace, cardName, sortHand } from "../cards.js";
-import { legal, me, reducedMotion } from "../core.js";
+import { legal, me } from "../core.js";
 import { h, replace } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
@@ -29,11 +29,7 @@ export function renderHand(v, fx) {
       btn.dataset.key = `card:${key}`;
       btn.addEventListener("click", () => onCard(code, btn));
       T.cards.set(key, btn);
-      if (!fx.welcome && !reducedMotion()) {
-        btn.classList.add("enter");
-        btn.style.setProperty("--delay", `${Math.min(i, 12) * 25}ms`);
-        btn.addEventListener("animationend", () => btn.classList.remove("enter"), { once: true });
-      }
+      if (!fx.welcome) T.fresh.push(btn); // effects.js brings it in from where it came (motion.js)
     }
     const playable = lg.play.includes(code) && !g.winner;
     const color = code[0];

@@ -1,11 +1,16 @@
 // The opponents' chips, one per seat in play order from the player's left: name, badges, cards left
 // against the mercy limit, UNO and stack flags, turn timer and the button to catch them.
-import { S, botLevel, legal, secondsLeft } from "../core.js";
+import { S, botLevel, legal, reducedMotion, secondsLeft } from "../core.js";
 import { h, replace } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
+import { directionArrows } from "../ring.js";
 import { onCatch } from "./actions.js";
 import { T } from "./state.js";
+
+/** On a phone the seats make an arc of rows over the piles rather than a ring around them. */
+export const RING_ARC = "(max-width: 600px)";
+matchMedia(RING_ARC).addEventListener("change", () => S.rerender?.());
 
 function seatOrder(players) {
   const i = players.findIndex((p) => p.id === S.you);
@@ -97,6 +102,9 @@ function updateChip(c, p, v) {
 export function renderOpponents(v) {
   const list = seatOrder(v.players).filter((p) => p.id !== S.you);
   const seen = new Set();
+  const sides = ringSides(list.length);
+  const where = (i) => (i < sides ? T.seats.left : i >= list.length - sides ? T.seats.right : T.seats.top);
+  const index = (i) => (i < sides ? i : i >= list.length - sides ? i - (list.length - sides) : i - sides);
   list.forEach((p, i) => {
     let c = T.chips.get(p.id);
     if (!c) {
@@ -104,7 +112,10 @@ export function renderOpponents(v) {
       T.chips.set(p.id, c);
     }
     updateChip(c, p, v);
-    if (T.opponents.children[i] !== c.li) T.opponents.insertBefore(c.li, T.opponents.children[i] || null);
+    c.li.classList.toggle("target", !!(v.game?.stack && v.game.stack.target === p.id && !v.game.winner));
+    const ul = where(i);
+    const at = index(i);
+    if (ul.children[at] !== c.li) ul.insertBefore(c.li, ul.children[at] || null);
     seen.add(p.id);
   });
   for (const [id, c] of T.chips) {
@@ -113,5 +124,34 @@ export function renderOpponents(v) {
       T.chips.delete(id);
     }
   }
+  arc(T.seats.top);
   T.opponents.dataset.count = String(list.length);
+  T.opponents.dataset.sides = String(sides);
+  const dir = v.game?.direction ?? 1;
+  if (T.arrowsDir !== dir) {
+    const flip = T.arrowsDir !== null;
+    replace(T.arrows, directionArrows(dir));
+    T.arrowsDir = dir;
+    if (flip && !reducedMotion()) {
+      T.arrows.firstElementChild.animate([{ transform: "scaleX(-1)", opacity: 0.3 }, { transform: "none", opacity: 1 }],
+        { duration: 450, easing: "ease-out" });
+    }
+  }
+}
+
+/** How many opponents sit on each side of the piles (the rest across the top): none on a phone. */
+export function ringSides(n) {
+  if (matchMedia(RING_ARC).matches || n <= 2) return 0;
+  return n <= 6 ? 1 : 2;
+}
+
+/** The top row bends like the far side of an oval: its outer seats sit a little lower. */
+function arc(ul) {
+  const chips = [...ul.children];
+  const rows = matchMedia(RING_ARC).matches && chips.length > 3; // a phone's rows: no bend
+  const mid = (chips.length - 1) / 2;
+  chips.forEach((li, i) => {
+    const d = mid && !rows ? Math.abs(i - mid) / mid : 0;
+    li.style.setProperty("--lift", `${Math.round(d * d * 14)}px`);
+  });
 }

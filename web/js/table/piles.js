@@ -23,6 +23,7 @@ export function renderCenter(v) {
   if (T.topKey !== topKey) {
     const card = cardFace(g.top, { size: "lg" });
     card.setAttribute("aria-label", t("table.discard", { card: cardName(g.top), color: colorName(g.color) }));
+    card.tabIndex = 0; // ? on it tells what it does (help/tip.js)
     replace(T.discard, card);
     T.topKey = topKey;
   }

@@ -1,0 +1,110 @@
+"""Card help: what a card does under this room's rules, by keyboard (? on a focused card), by a
+long press on a touch screen (the press plays nothing) and by hovering a card in the log; and the
+"How to play" panel, written from rules.md and the room's options, in English and Dutch."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import expect
+
+from .test_csp import RECORD_VIOLATIONS, violations
+from .test_flows import seat_browser
+from .ui import add_bot
+
+# a deck of Reverse +4s with a few numbers (one of each colour at least): every hand holds one
+REVERSE4 = {"r-5": 3, "y-5": 3, "g-5": 3, "b-5": 3, "w-reverse4": 40}
+
+
+def _table(pages, web_server, rules: dict, **new):
+    made = web_server.create("Ann", rules={"turn_timer_s": 0, "deck": REVERSE4, **rules})
+    page = pages.new(**new)
+    seat_browser(page, web_server, made["code"], made)
+    add_bot(page, "easy")
+    page.get_by_role("button", name="Start the game").click()
+    page.wait_for_selector(".table .hand-card[data-card='w-reverse4']")
+    return page
+
+
+def test_card_help_opens_by_keyboard_and_follows_the_rooms_rules(pages, web_server, artifacts):
+    page = _table(pages, web_server, {"stacking": "ladder", "reverse4_two_players": "opponent"},
+                  viewport={"width": 1280, "height": 800})
+    tip = page.locator("#card-tip")
+    page.locator(".hand-card[data-card='w-reverse4']").first.focus()
+    page.keyboard.press("?")
+    expect(tip).to_be_visible()
+    expect(tip).to_contain_text("Wild Reverse Draw 4")
+    expect(tip).to_contain_text("Reverses play, you choose a colour, and the next player in the new"
+                                " direction draws 4; stackable only with a draw card of 4 or more")
+    expect(tip).to_contain_text("With two players left the +4 goes to your opponent.")
+    card = page.locator(".hand-card[data-card='w-reverse4']").first
+    assert card.get_attribute("aria-describedby") == "card-tip"
+    page.screenshot(path=str(artifacts / "card-help-desktop.png"))
+    page.keyboard.press("Escape")
+    expect(tip).to_be_hidden()
+    # the pile's top card (a number: the first card is flipped again until one shows)
+    page.locator(".discard .card").focus()
+    page.keyboard.press("?")
+    expect(tip).to_contain_text("Plays on")
+    expect(tip).to_contain_text("or on any 5")
+
+
+def test_card_help_opens_by_long_press_and_the_press_plays_nothing(pages, web_server, artifacts):
+    page = _table(pages, web_server, {"stacking": "off"}, phone=True, viewport={"width": 390, "height": 844})
+    sent: list[dict] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(json.loads(p))))
+    card = page.locator(".hand-card[data-card='w-reverse4']").first
+    card.scroll_into_view_if_needed()
+    box = card.bounding_box()
+    at = {"pointerType": "touch", "isPrimary": True, "bubbles": True,
+          "clientX": box["x"] + 10, "clientY": box["y"] + 20}
+    card.dispatch_event("pointerdown", at)
+    tip = page.locator("#card-tip")
+    expect(tip).to_be_visible()                        # held: the help shows
+    expect(tip).to_contain_text("no stacking in this room: they draw at once and lose their turn")
+    page.screenshot(path=str(artifacts / "card-help-phone.png"))
+    card.dispatch_event("pointerup", at)
+    card.dispatch_event("click")                       # the tap that ends the press
+    assert page.locator("#dlg[open]").count() == 0     # no colour asked: nothing was played
+    assert [m for m in sent if m.get("type") == "play"] == []
+    # a short tap still plays (a wild asks its colour first)
+    card.dispatch_event("pointerdown", at)
+    card.dispatch_event("pointerup", at)
+    card.dispatch_event("click")
+    expect(page.locator("#dlg[open]")).to_be_visible()
+
+
+def test_a_card_in_the_log_shows_its_help_on_hover(pages, web_server):
+    page = _table(pages, web_server, {})
+    chip = page.locator("#log .log-cards .card").first
+    chip.hover()
+    expect(page.locator("#card-tip")).to_be_visible()
+    expect(page.locator("#card-tip")).to_contain_text("Plays on")
+
+
+def test_how_to_play_is_written_from_the_rooms_rules_in_both_languages(pages, web_server, artifacts):
+    made = web_server.create("Ann", rules={"mercy_limit": 30, "uno_penalty": 4, "catch_window_s": 7,
+                                           "target_score": 500, "roulette_chooser": "player"})
+    page = pages.new(viewport={"width": 1280, "height": 800})
+    page.add_init_script(RECORD_VIOLATIONS)
+    seat_browser(page, web_server, made["code"], made)
+    page.get_by_role("button", name="How to play").click()
+    dialog = page.get_by_role("dialog", name="How to play No Mercy")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Whoever holds 30 cards or more is out of the round")
+    expect(dialog).to_contain_text("any other player may catch you within 7 s: you draw 4 cards")
+    expect(dialog).to_contain_text("The match goes to 500 points")
+    expect(dialog.locator("[data-card-kind=roulette]")).to_contain_text("You name a colour")
+    expect(dialog.locator("[data-card-kind=skipall]")).to_contain_text("Every other player is skipped")
+    for kind in ("draw2", "draw4", "skip", "reverse", "discard", "reverse4", "draw6", "draw10", "7", "0"):
+        expect(dialog.locator(f"[data-card-kind='{kind}']")).to_have_count(1)
+    page.screenshot(path=str(artifacts / "how-to-play-desktop.png"))
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_be_hidden()
+    # in Dutch
+    page.select_option("select.lang", "nl")
+    page.get_by_role("button", name="Zo speel je").click()
+    dialog = page.get_by_role("dialog", name="Zo speel je No Mercy")
+    expect(dialog).to_contain_text("Wie 30 kaarten of meer heeft")
+    expect(dialog.locator("[data-card-kind=roulette]")).to_contain_text("Jij noemt een kleur")
+    assert violations(page) == []

@@ -1,0 +1,163 @@
+"""Cards that move (Web Animations API, web/js/table/motion.js): a played card flies from its player
+to the pile and a drawn one from the deck to the hand; with prefers-reduced-motion they only fade.
+And the check that a busy turn (a stack of six draw cards taken, then a roulette) on a mid-range
+phone's CPU (Chromium's 4x throttling) runs with no long task over 50 ms (the Long Tasks API):
+not met yet, so marked as an expected failure with the figures measured."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+from websockets.sync.client import connect
+
+from .test_flows import seat_browser
+from .ui import add_bot
+
+RECORD_ANIMATIONS = """
+window.__anims = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (frames, options) {
+  window.__anims.push({card: this.dataset.card || null, cls: String(this.className),
+    where: this.parentElement ? String(this.parentElement.className) : '',
+    moves: JSON.stringify(frames).includes('translate')});
+  return animate.call(this, frames, options);
+};
+"""
+
+# red fives: every card plays on the first one
+FIVES = {"r-5": 40, "y-5": 1, "g-5": 1, "b-5": 1}
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_played_card_flies_to_the_pile_unless_motion_is_reduced(pages, web_server, motion):
+    made = web_server.create("Ann", rules={"turn_timer_s": 0, "deck": FIVES, "hand_size": 5})
+    page = pages.new(reduced_motion=motion)
+    page.add_init_script(RECORD_ANIMATIONS)
+    seat_browser(page, web_server, made["code"], made)
+    add_bot(page, "easy")
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    page.evaluate("() => { window.__anims = []; }")
+    page.locator(".hand-card.playable").first.click()
+    expect(page.locator(".hand .hand-card")).to_have_count(4)
+    page.wait_for_function("() => window.__anims.some((a) => a.where.includes('discard'))")
+    anims = page.evaluate("() => window.__anims")
+    played = [a for a in anims if "discard" in a["where"]]
+    if motion == "reduce":
+        assert not any(a["moves"] for a in anims), anims   # fades only
+        assert page.locator(".fx-layer .flying").count() == 0
+    else:
+        assert played[0]["moves"], anims                    # it travels to the pile
+    # a drawn card comes from the deck into the hand (the bot plays; then Ann draws)
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me", timeout=15_000)
+    page.evaluate("() => { window.__anims = []; }")
+    page.get_by_role("button", name="Draw", exact=True).click()
+    page.wait_for_function("() => window.__anims.some((a) => a.cls.includes('hand-card'))")
+    drawn = [a for a in page.evaluate("() => window.__anims") if "hand-card" in a["cls"]]
+    assert drawn[0]["moves"] is (motion != "reduce"), drawn
+LONG_TASKS = """
+window.__long = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__long.push(Math.round(e.duration));
+}).observe({type: 'longtask', buffered: true});
+"""
+
+# draw cards, roulettes and a few numbers: both players hold draw cards to stack
+BUSY = {"r-draw2": 30, "y-draw2": 30, "g-draw2": 30, "b-draw2": 30, "w-roulette": 24,
+        "r-5": 2, "y-5": 2, "g-5": 2, "b-5": 2}
+
+
+def _draw2s(page) -> int:
+    return page.locator(".hand-card[data-card$='-draw2']").count()
+
+
+class SocketPlayer:
+    """A player over a plain WebSocket (no browser: the phone under test keeps the CPU to itself).
+    Its view is read again with ``sync`` after the browser saw the move before it."""
+
+    def __init__(self, server, code: str, token: str) -> None:
+        self.conn = connect(f"{server.ws_url}/ws/{code}")
+        self.ws = self.conn.__enter__()
+        self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.n = 0
+        self.view: dict = {}
+        self.you = self._until(lambda m: m["type"] == "welcome")["you"]
+
+    def _until(self, done):
+        while True:
+            msg = json.loads(self.ws.recv(timeout=10))
+            if msg["type"] == "welcome":
+                self.view = msg["state"]
+            if done(msg):
+                return msg
+
+    def send(self, msg: dict) -> dict:
+        self.n += 1
+        mid = f"bob-{self.n}"
+        self.ws.send(json.dumps({**msg, "id": mid}))
+        return self._until(lambda m: m.get("id") == mid)
+
+    def fresh(self) -> dict:
+        self.send({"type": "sync"})
+        return self.view
+
+    def play(self, suffix: str) -> None:
+        legal = self.fresh()["game"]["legal"]
+        card = next(c for c in legal["play"] if c.endswith(suffix))
+        assert self.send({"type": "play", "card": card})["type"] == "ack"
+
+    def close(self) -> None:
+        self.conn.__exit__(None, None, None)
+
+
+def _act(page, click: str) -> None:
+    version = page.evaluate("() => Number(document.body.dataset.version)")
+    page.locator(click).first.click(position={"x": 8, "y": 30})
+    page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "not met yet: at 4x CPU each patch of this turn costs 55-200 ms on the phone (its JavaScript, "
+    "40-80 ms, and the page's layout, 30-70 ms, in Chromium's trace); the figures land in "
+    "artifacts/busy-turn-long-tasks.json. Remove this mark once the turn has none over 50 ms"))
+def test_a_busy_turn_has_no_long_task_on_a_mid_phone(pages, web_server, artifacts):
+    rules = {"turn_timer_s": 0, "deck": BUSY, "hand_size": 7, "mercy_limit": 60, "draw": "voluntary",
+             "stacking": "ladder", "roulette_chooser": "target", "catch_window_s": 1}
+    made = web_server.create("Ann", rules=rules)
+    bob_seat = web_server.join(made["code"], "Bob")
+    ann = pages.new(phone=True, viewport={"width": 390, "height": 844}, reduced_motion="no-preference")
+    ann.add_init_script(LONG_TASKS)
+    seat_browser(ann, web_server, made["code"], made)
+    bob = SocketPlayer(web_server, made["code"], bob_seat["token"])
+    ann.get_by_role("button", name="Start the game").click()
+    expect(ann.locator(".table")).to_have_attribute("data-turn", "me")
+    # Ann makes ready (voluntary draws): a draw card she can play now, and three in all
+    while not ann.locator(".hand-card.playable[data-card$='-draw2']").count() or _draw2s(ann) < 3:
+        _act(ann, "button[data-key=draw]")
+    cdp = ann.context.new_cdp_session(ann)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})  # a mid-range phone
+    ann.evaluate("() => { window.__long = []; }")
+    # the stack: Ann, Bob, Ann, Bob, Ann, Bob each add a Draw 2 (+12 aimed at Ann), she takes it
+    for _ in range(3):
+        expect(ann.locator(".table")).to_have_attribute("data-turn", "me")
+        _act(ann, ".hand-card.playable[data-card$='-draw2']")
+        bob.play("-draw2")
+    expect(ann.locator(".stackbar .stack-total")).to_have_text("+12")
+    before = ann.locator(".hand .hand-card").count()
+    _act(ann, "button[data-key=take]")
+    expect(ann.locator(".hand .hand-card")).to_have_count(before + 12)
+    # the roulette: Bob draws until he holds one and spins it at Ann, who names a colour
+    while "w-roulette" not in bob.fresh()["game"]["legal"]["play"]:
+        assert bob.send({"type": "draw"})["type"] == "ack"
+    bob.play("w-roulette")
+    ann.locator("#dlg[open] .dlg-option").first.click()
+    expect(ann.locator(".table .reveal")).to_be_visible()
+    bob.close()
+    ann.wait_for_function("() => !document.getAnimations().some((a) => a.playState === 'running')",
+                          timeout=15_000)
+    ann.screenshot(path=str(artifacts / "busy-turn-roulette-phone.png"))
+    long_tasks = ann.evaluate("() => window.__long")
+    (artifacts / "busy-turn-long-tasks.json").write_text(json.dumps(long_tasks))
+    assert all(d <= 50 for d in long_tasks), long_tasks

@@ -1,0 +1,108 @@
+"""Seats around the table: the opponents sit in seat order from the player's point of view (on a
+wide screen a ring from their left over the top to their right, the piles in the middle; on a phone
+an arc of rows above the piles), with the direction of play drawn as arrows that flip on a reverse.
+Measured for 2, 4, 6 and 10 seats on a phone and a desktop: no seat, pile or hand lies over
+another, and nothing is outside the window's width (nor, on a desktop, its height)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from playwright.sync_api import expect
+
+from .test_flows import seat_browser
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+NAMES = ("Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo")
+
+BOXES_JS = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {left: r.left, top: r.top + scrollY, right: r.right, bottom: r.bottom + scrollY}; };
+  const center = document.querySelector('.center .piles');
+  const c = center.getBoundingClientRect();
+  return {
+    seats: [...document.querySelectorAll('.opponents .opp')].map((li) => {
+      const r = li.getBoundingClientRect();
+      const dy = r.top + r.height / 2 - (c.top + c.height / 2);
+      const dx = r.left + r.width / 2 - (c.left + c.width / 2);
+      return {id: li.dataset.player, ...box(li), angle: Math.atan2(dy, dx) * 180 / Math.PI};
+    }),
+    piles: box(center), hand: box(document.querySelector('.hand')),
+    vw: document.documentElement.clientWidth, vh: innerHeight,
+    docWidth: document.scrollingElement.scrollWidth,
+    arrows: document.querySelector('.ring-arrows .ring-arrows')?.dataset.direction ?? null,
+  };
+}"""
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 \
+        and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
+
+
+def table_of(pages, web_server, viewport, seats: int):
+    made = web_server.create("Ann", rules={"turn_timer_s": 0})
+    ids = [web_server.join(made["code"], name)["player_id"] for name in NAMES[:seats - 1]]
+    page = pages.new(viewport=viewport, phone=viewport is PHONE)
+    seat_browser(page, web_server, made["code"], made)
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".opponents .opp")).to_have_count(seats - 1)
+    page.wait_for_selector(".hand .hand-card")
+    return page, ids
+
+
+@pytest.mark.parametrize("seats", [2, 4, 6, 10])
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_seats_sit_around_the_table_in_seat_order_and_overlap_nothing(pages, web_server, artifacts,
+                                                                           viewport, seats):
+    page, ids = table_of(pages, web_server, viewport, seats)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    got = page.evaluate(BOXES_JS)
+    name = f"ring-{seats}-{'phone' if viewport is PHONE else 'desktop'}"
+    page.screenshot(path=str(artifacts / f"{name}.png"))
+    # in seat order from Ann's left (the seat after hers plays next, clockwise)
+    assert [s["id"] for s in got["seats"]] != [] and sorted(s["id"] for s in got["seats"]) == sorted(ids)
+    order = {pid: i for i, pid in enumerate(ids)}
+    by_seat = sorted(got["seats"], key=lambda s: order[s["id"]])
+    boxes = [*by_seat, got["piles"], got["hand"]]
+    for a, b in itertools.combinations(boxes, 2):
+        assert not overlap(a, b), (name, a, b)
+    for b in boxes:
+        assert b["left"] >= 0 and b["right"] <= got["vw"], (name, b)
+    assert got["docWidth"] <= got["vw"], name
+    if viewport is DESKTOP:
+        assert all(b["bottom"] <= got["vh"] for b in boxes), (name, got)
+        # clockwise as seen from above: from the left, over the top, to the right
+        angles = [a if a > 90 else a + 360 for a in (s["angle"] % 360 for s in by_seat)]
+        assert angles == sorted(angles), (name, angles)
+        assert all(90 < a < 450 for a in angles)
+    else:
+        # an arc of rows: the seats read left to right, row by row, in seat order
+        for a, b in itertools.pairwise(by_seat):
+            same_row = b["left"] > a["left"] and abs(b["top"] - a["top"]) < 30
+            assert same_row or b["top"] >= a["bottom"] - 20, (name, a, b)
+    assert got["arrows"] == "1"  # the direction of play, clockwise at the deal
+
+
+def test_the_arrows_flip_on_a_reverse_and_the_stack_target_is_marked(pages, web_server):
+    # red Reverses and Draw 2s on red fives (the only numbers: the first card is one of them)
+    deck = {"r-reverse": 60, "r-5": 6, "y-reverse": 1, "g-reverse": 1, "b-reverse": 1, "r-draw2": 30}
+    made = web_server.create("Ann", rules={"turn_timer_s": 0, "hand_size": 6, "deck": deck})
+    bob = web_server.join(made["code"], "Bob")
+    web_server.join(made["code"], "Cy")
+    page = pages.new(viewport=DESKTOP)
+    seat_browser(page, web_server, made["code"], made)
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    arrows = page.locator(".ring-arrows .ring-arrows")
+    expect(arrows).to_have_attribute("data-direction", "1")
+    expect(page.locator(".opp .badge-dealer")).to_have_count(1)  # the dealer: the last seat
+    card = page.locator(".hand-card.playable[data-card='r-reverse']")
+    if card.count():
+        card.first.click()
+        expect(arrows).to_have_attribute("data-direction", "-1")
+    else:  # no Reverse dealt to Ann: a Draw 2 aims a stack at the next seat instead
+        page.locator(".hand-card.playable[data-card='r-draw2']").first.click()
+        expect(page.locator(f".opp.target[data-player='{bob['player_id']}']")).to_have_count(1)

@@ -1,0 +1,88 @@
+"""The big screen (/tv/CODE): a spectator made for a TV. It joins with a screen token of its own
+(never a player's), follows a whole round patch by patch, and never receives a hand card."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import expect
+
+from .test_csp import RECORD_VIOLATIONS, violations
+from .test_flows import seat_browser
+from .test_game import play_until_over
+from .ui import add_bot
+
+QUICK = {"hand_size": 3, "turn_timer_s": 0}
+
+
+def frames_of(page) -> list[dict]:
+    """Every frame the page's sockets receive, parsed."""
+    got: list[dict] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: got.append(json.loads(payload))))
+    return got
+
+
+def test_the_tv_follows_a_whole_round_and_never_holds_a_hand_card(pages, web_server, artifacts):
+    made = web_server.create("Ann", rules=QUICK)
+    code = made["code"]
+    host = pages.new()
+    seat_browser(host, web_server, code, made)
+    tv = pages.new(viewport={"width": 1280, "height": 800})
+    tv.add_init_script(RECORD_VIOLATIONS)
+    frames = frames_of(tv)
+    tv.goto(f"/tv/{code}")
+    # in the lobby: the room's seat, the code to join and its QR code (the invite link)
+    expect(tv.locator(".tv-seat")).to_have_count(1)
+    expect(tv.locator(".tv-code")).to_have_text(code)
+    invite = f"http%3A%2F%2F127.0.0.1%3A{web_server.port}%2Fr%2F{code}"
+    expect(tv.locator(".tv-qr")).to_have_attribute("src", f"/api/qr.svg?text={invite}")
+    expect(tv.locator(".tv-wait")).to_contain_text("Waiting for Ann")
+    # the screen is a spectator, not a seat: the host's lobby lists it as watching
+    expect(host.locator(".spectator-list .spectator")).to_have_count(1)
+    add_bot(host, "easy")
+    add_bot(host, "easy")
+    expect(tv.locator(".tv-seat")).to_have_count(3)
+    host.get_by_role("button", name="Start the game").click()
+    expect(tv.locator(".tv-discard .card")).to_be_visible()
+    expect(tv.locator(".tv-seat.turn")).to_have_count(1)
+    play_until_over([host], limit_s=60)
+    # it followed every version the host saw, and shows the winner
+    host_version = host.evaluate("() => Number(document.body.dataset.version)")
+    tv.wait_for_function("v => Number(document.body.dataset.version) === v", arg=host_version)
+    expect(tv.locator(".tv-winner")).to_contain_text("wins the round")
+    expect(tv.locator(".tv-latest li").last).to_contain_text("wins the round")
+    tv.screenshot(path=str(artifacts / "tv-round-over.png"))
+    assert violations(tv) == []  # the strict CSP (test_csp.py)
+    # never a hand: no hand card on the page, none in any frame it received
+    assert tv.locator(".hand-card").count() == 0
+    welcomes = [f for f in frames if f["type"] == "welcome"]
+    assert welcomes and all(f["state"]["hand"] == [] for f in welcomes)
+    patches = [f for f in frames if f["type"] == "patch"]
+    assert len(patches) >= 5
+    for f in patches:
+        for op in f["ops"]:
+            assert not op["path"].startswith(("/hand", "/game/legal", "/game/drawn")), op
+        for ev in f["events"]:
+            assert "cards" not in ev or ev["kind"] in ("discarded", "roulette", "round_over"), ev
+    # its token is its own: no player's seat is kept in the screen's browser
+    stored = tv.evaluate("() => ['mercyless.rooms', 'mercyless.screens'].map((k) => localStorage.getItem(k))")
+    assert stored[0] is None
+    screen = json.loads(stored[1])[code]
+    assert screen["token"] != made["token"] and screen["player_id"] != made["player_id"]
+    assert screen["player_id"] in {s["id"] for s in welcomes[0]["state"]["room"]["spectators"]}
+
+
+def test_the_tv_on_a_phone_and_the_show_on_tv_link(pages, web_server, artifacts):
+    made = web_server.create("Ann", rules=QUICK)
+    code = made["code"]
+    host = pages.new()
+    seat_browser(host, web_server, code, made)
+    link = host.get_by_role("link", name="Show on TV")
+    expect(link).to_have_attribute("href", f"/tv/{code}")
+    add_bot(host, "easy")
+    host.get_by_role("button", name="Start the game").click()
+    tv = pages.new(phone=True, viewport={"width": 390, "height": 844})
+    tv.goto(f"/tv/{code}")
+    expect(tv.locator(".tv-discard .card")).to_be_visible()
+    assert tv.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth")
+    tv.screenshot(path=str(artifacts / "tv-phone.png"))
