@@ -127,12 +127,21 @@ class ServerProcess:
         return self._log.read().decode(errors="replace")
 
     def start(self) -> ServerProcess:
+        return self.launch().wait_started()
+
+    def launch(self) -> ServerProcess:
+        """Start the process without waiting for it (``wait_started``): processes launched one
+        after another start together."""
         # a file, not a pipe: nobody reads a pipe while the server runs, and a full pipe
         # would stop the server in the middle of a test
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process's life
         self.proc = subprocess.Popen(
             [sys.executable, "-m", *_command(self.module), "--port", str(self.port)], cwd=ROOT, env=self.env,
             stdout=subprocess.DEVNULL, stderr=self._log)
+        return self
+
+    def wait_started(self) -> ServerProcess:
+        assert self.proc is not None
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
