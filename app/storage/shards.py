@@ -23,7 +23,7 @@ import logging
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
@@ -50,6 +50,45 @@ def command_key(command: tuple[Any, ...]) -> bytes:
     return _encoded(command[1])
 
 
+#: what redis-py's cluster client raises from a connection that another call closed under it
+#: (on a node's error it closes the node's connections, some of them in use or opening: a
+#: transport closed, a writer gone); every caller here takes an outage for a ConnectionError
+_TORN = (AttributeError, RuntimeError)
+
+
+class GatedCluster(RedisCluster):
+    """redis-py's asyncio cluster client, with at most ``gate`` calls (commands and pipelines)
+    under way at once (the others queue, as the single Redis's blocking pool makes them: the
+    cluster client refuses a node's connection past its limit), and a connection torn down
+    under a call raised as ``ConnectionError`` rather than as the ``AttributeError`` or
+    ``RuntimeError`` it surfaces as."""
+
+    def __init__(self, *args: Any, gate: int = 64, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._gate = asyncio.Semaphore(gate)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._gate:
+            try:
+                return await super().execute_command(*args, **kwargs)
+            except _TORN as exc:
+                raise RedisConnectionError(f"cluster connection torn down: {exc!r}") from exc
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> ClusterPipeline:
+        pipe = super().pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        async def gated(raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
+            async with self._gate:
+                try:
+                    return await execute(raise_on_error, allow_redirections)
+                except _TORN as exc:
+                    raise RedisConnectionError(f"cluster connection torn down: {exc!r}") from exc
+
+        pipe.execute = gated  # type: ignore[method-assign]
+        return pipe
+
+
 def node_url(url: str, address: Address) -> str:
     """``url`` (its scheme, credentials and database) pointed at one node."""
     parts = urlsplit(url)
@@ -66,6 +105,8 @@ class ShardMap:
         self.url = url
         self._refreshing: asyncio.Task[None] | None = None
         self.refreshes = 0
+        self._shape_of: object = None
+        self._shape_cache: dict[Address, int] = {}
 
     async def ready(self) -> None:
         await self.cluster.initialize()
@@ -78,16 +119,24 @@ class ShardMap:
         node = self.cluster.nodes_manager.get_node_from_slot(self.slot(key))
         return node.host, int(node.port)
 
+    def _shape(self) -> dict[Address, int]:
+        """Each primary and how many replicas the map lists for it; made again when redis-py
+        read the map again (a new slots dict; 16384 slots are not walked per batch)."""
+        slots = self.cluster.nodes_manager.slots_cache
+        if self._shape_of is not slots:
+            shape: dict[Address, int] = {}
+            for nodes in slots.values():
+                if nodes:
+                    shape[(nodes[0].host, int(nodes[0].port))] = len(nodes) - 1
+            self._shape_cache, self._shape_of = shape, slots
+        return self._shape_cache
+
     def replicas(self, address: Address) -> int:
         """How many replicas the map lists for the primary at ``address``."""
-        for nodes in self.cluster.nodes_manager.slots_cache.values():
-            if nodes and (nodes[0].host, int(nodes[0].port)) == address:
-                return len(nodes) - 1
-        return 0
+        return self._shape().get(address, 0)
 
     def primaries(self) -> list[Address]:
-        slots = self.cluster.nodes_manager.slots_cache.values()
-        return sorted({(nodes[0].host, int(nodes[0].port)) for nodes in slots if nodes})
+        return sorted(self._shape())
 
     async def refresh(self) -> None:
         """Read the slot map again (one read at a time, shared by whoever asks meanwhile)."""
@@ -140,9 +189,16 @@ class ShardedConnection:
             for i in pending:
                 address = asking.get(i) or self.shards.owner(command_key(commands[i]))
                 groups.setdefault(address, []).append(i)
-            results = await asyncio.gather(
-                *(self._send(address, [commands[i] for i in idx], {i for i in idx if i in asking}, idx)
-                  for address, idx in groups.items()), return_exceptions=True)
+            sends = [self._send(address, [commands[i] for i in idx], {i for i in idx if i in asking}, idx)
+                     for address, idx in groups.items()]
+            results: list[Any]
+            if len(sends) == 1:  # one shard (the usual small batch): no task to gather
+                try:
+                    results = [await sends[0]]
+                except Exception as exc:
+                    results = [exc]
+            else:
+                results = await asyncio.gather(*sends, return_exceptions=True)
             retry: list[int] = []
             refresh = down = False
             last: Exception | None = None

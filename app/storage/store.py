@@ -38,7 +38,7 @@ from app.core.settings import Settings
 from app.storage.batch import GroupCommit
 from app.storage.embedded import open_embedded
 from app.storage.rawredis import RawConnection
-from app.storage.shards import ShardedConnection, ShardMap
+from app.storage.shards import GatedCluster, ShardedConnection, ShardMap
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -136,8 +136,9 @@ def make_redis(settings: Settings) -> aioredis.Redis:
     if settings.redis_url and settings.redis_cluster:
         # redis-py's cluster client for everything but the commits' batches (app.storage.shards):
         # it follows MOVED and ASK and reads the slots again after a failover
-        return RedisCluster.from_url(  # type: ignore[return-value]
-            settings.redis_url, max_connections=settings.redis_max_connections,
+        return GatedCluster.from_url(  # type: ignore[return-value]
+            settings.redis_url, gate=settings.redis_max_connections,
+            max_connections=settings.redis_max_connections,
             socket_connect_timeout=2, socket_timeout=5, decode_responses=False)
     if settings.redis_url:
         # a bounded pool that queues: hundreds of room actors may call at once, and a pool that

@@ -14,8 +14,9 @@ import random
 import pytest
 from redis.cluster import RedisCluster
 
+from bench.rediscluster import LocalCluster
+
 from .harness import ServerProcess
-from .rediscluster import LocalCluster
 from .scripted import Player, audit, level, play_round
 
 FAST_PRESENCE = {"node_beat_ms": 200, "node_ttl_ms": 1500}

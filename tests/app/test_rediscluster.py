@@ -7,7 +7,7 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from .rediscluster import LocalCluster
+from bench.rediscluster import LocalCluster
 
 
 @pytest.fixture(scope="module")

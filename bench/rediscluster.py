@@ -1,5 +1,6 @@
-"""A local Redis Cluster for tests: 3 primaries and 3 replicas (redis-server on free ports, each
-in a directory of its own, joined by ``redis-cli --cluster create``), stopped by their pids.
+"""A local Redis Cluster for tests and benchmarks: 3 primaries and 3 replicas (redis-server on
+free ports, each in a directory of its own, joined by ``redis-cli --cluster create``), stopped by
+their pids.
 
 ``kill`` a primary (SIGKILL) and ``wait_promoted`` for its replica to take its slots;
 ``migrate_slot`` moves a slot (and its keys) from one primary to another under running traffic,
@@ -71,13 +72,13 @@ class Node:
 @dataclass
 class LocalCluster:
     root: Path
-    size: int = 6
+    replicas: int = 1  # per primary (0: 3 primaries alone)
     nodes: list[Node] = field(default_factory=list)
 
     def start(self) -> LocalCluster:
         binary = shutil.which("redis-server")
         assert binary and shutil.which("redis-cli"), "redis-server and redis-cli are needed"
-        for i in range(self.size):
+        for i in range(3 * (1 + self.replicas)):
             node = Node(_free_cluster_port(), self.root / f"node{i}")
             node.dir.mkdir(parents=True, exist_ok=True)
             node.proc = subprocess.Popen(
@@ -90,7 +91,7 @@ class LocalCluster:
         for node in self.nodes:
             wait_for(lambda n=node: n.client().ping(), 10, f"node {node.port} up")
         subprocess.run(["redis-cli", "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
-                        "--cluster-replicas", "1", "--cluster-yes"],
+                        "--cluster-replicas", str(self.replicas), "--cluster-yes"],
                        check=True, capture_output=True, timeout=60)
         self.wait_healthy()
         return self
@@ -179,5 +180,8 @@ class LocalCluster:
         src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)
         while keys := src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, batch):
             src.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *keys)
-        for node in self.primaries():
+        # the new owner first, then the old one (which then redirects to a node that already
+        # owns the slot, never back and forth), then the rest (as redis-cli --cluster does)
+        rest = [p for p in self.primaries() if p is not target and p is not source]
+        for node in (target, source, *rest):
             node.client().execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)
