@@ -105,7 +105,13 @@ class LocalCluster:
                 info = node.client().cluster("info")
                 if info.get("cluster_state") != "ok":
                     return False
-            return len(self.primaries()) == 3
+            if len(self.primaries()) != 3:
+                return False
+            if all(n.alive for n in self.nodes):  # and every replica listed under its primary
+                live = next(n for n in self.nodes if n.alive).client()
+                slots = live.execute_command("CLUSTER", "SLOTS")
+                return all(len(entry) - 3 == self.replicas for entry in slots)
+            return True
         wait_for(healthy, timeout, "cluster ok")
 
     def stop(self) -> None:

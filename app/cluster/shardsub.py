@@ -65,6 +65,7 @@ class ShardedSubscriber:
     async def subscribe(self, channel: str) -> None:
         name = channel.encode()
         self.channels.add(name)
+        await self.shards.ready()
         address = self._where[name] = self.shards.owner(name)
         await self._node(address).subscribe(channel)
 

@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     ack_replica_timeout_ms: int = Field(default=1_000, gt=0)
     # how long a cluster command is retried while its shard fails over or a slot moves
     cluster_retry_ms: int = Field(default=10_000, gt=0)
+    # the cluster's slot map is read again at least this often while commits flow (besides on
+    # every MOVED and lost node), so a replica that joined is waited for (ACK_REPLICAS)
+    cluster_refresh_ms: int = Field(default=5_000, gt=0)
     redis_max_connections: int = 64  # per process; more callers wait for a free one
     log_level: str = "INFO"
     allowed_origins: list[str] = Field(

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisClusterException, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.storage.rawredis import RawConnection
@@ -100,23 +100,38 @@ def node_url(url: str, address: Address) -> str:
 class ShardMap:
     """The cluster's slots, as redis-py's client of it last read them."""
 
-    def __init__(self, cluster: RedisCluster, url: str) -> None:
+    def __init__(self, cluster: RedisCluster, url: str, refresh_ms: int = 5_000) -> None:
+        """``refresh_ms``: the map is read again at least this often while it is used, so a
+        replica that joined (the old primary back after a failover) is waited for."""
         self.cluster = cluster
         self.url = url
+        self.refresh_ms = refresh_ms
         self._refreshing: asyncio.Task[None] | None = None
+        self._read_at = 0.0
         self.refreshes = 0
         self._shape_of: object = None
         self._shape_cache: dict[Address, int] = {}
 
     async def ready(self) -> None:
-        await self.cluster.initialize()
+        """The map is read (the first time: now; when older than ``refresh_ms``: in the
+        background)."""
+        now = asyncio.get_running_loop().time()
+        if not self._read_at:
+            await self.cluster.initialize()
+            self._read_at = now
+        elif now - self._read_at > self.refresh_ms / 1000 and self._refreshing is None:
+            self._read_at = now
+            self._refreshing = asyncio.ensure_future(self._refresh())
 
     @staticmethod
     def slot(key: str | bytes) -> int:
         return key_slot(_encoded(key))
 
     def owner(self, key: str | bytes) -> Address:
-        node = self.cluster.nodes_manager.get_node_from_slot(self.slot(key))
+        try:
+            node = self.cluster.nodes_manager.get_node_from_slot(self.slot(key))
+        except (KeyError, RedisClusterException) as exc:  # not read yet, or the slot uncovered
+            raise RedisConnectionError(f"no node serves {key!r}'s slot: {exc!r}") from exc
         return node.host, int(node.port)
 
     def _shape(self) -> dict[Address, int]:
@@ -151,6 +166,8 @@ class ShardMap:
         try:
             await self.cluster.nodes_manager.initialize()
             self.refreshes += 1
+        except RedisError as exc:
+            log.warning("cluster slots not read: %s", exc)
         finally:
             self._refreshing = None
 

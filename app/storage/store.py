@@ -7,7 +7,8 @@ touches two rooms, so the same code runs on a cluster or a managed Redis):
   (the room's home: the process whose sockets the others relay to, app/relay.py)
 - ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
 - ``<prefix>:{CODE}:outbox``   list: finished rounds waiting for the database
-- ``<prefix>:{CODE}`` channel  commits, published by the commit script itself
+- ``<prefix>:{CODE}`` channel  commits, published by the commit script itself (on a Redis
+  Cluster a shard channel: ``SPUBLISH``, app/cluster/shardsub.py)
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
 - ``<prefix>:nodes``           sorted set: server process id -> its last heartbeat (ms)
@@ -162,7 +163,9 @@ class RoomStore:
         self.ttl_ms = ttl_ms
         self.answers_kept = answers_kept
         #: the cluster's slots (None: one Redis)
-        self.shards = ShardMap(redis, url) if isinstance(redis, RedisCluster) and url else None
+        settings = settings or Settings()
+        self.shards = (ShardMap(redis, url, settings.cluster_refresh_ms)
+                       if isinstance(redis, RedisCluster) and url else None)
         self._commit_source = _COMMIT_SHARDED if self.shards else _COMMIT
         self._commit = redis.register_script(self._commit_source)
         self._remember = redis.register_script(_REMEMBER)
@@ -172,7 +175,6 @@ class RoomStore:
         # commits go over a connection of their own (plain RESP) when Redis is a real server
         raw: RawConnection | ShardedConnection | None = RawConnection(url) if url else None
         if self.shards is not None:
-            settings = settings or Settings()
             raw = ShardedConnection(self.shards, ack_replicas=settings.ack_replicas,
                                     ack_timeout_ms=settings.ack_replica_timeout_ms,
                                     retry_ms=settings.cluster_retry_ms)
