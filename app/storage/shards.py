@@ -53,7 +53,7 @@ def command_key(command: tuple[Any, ...]) -> bytes:
 #: what redis-py's cluster client raises from a connection that another call closed under it
 #: (on a node's error it closes the node's connections, some of them in use or opening: a
 #: transport closed, a writer gone); every caller here takes an outage for a ConnectionError
-_TORN = (AttributeError, RuntimeError)
+_TORN = (AttributeError, RuntimeError, RedisClusterException)  # and "no node reachable at all"
 
 
 class GatedCluster(RedisCluster):
@@ -166,7 +166,7 @@ class ShardMap:
         try:
             await self.cluster.nodes_manager.initialize()
             self.refreshes += 1
-        except RedisError as exc:
+        except (RedisError, RedisClusterException) as exc:
             log.warning("cluster slots not read: %s", exc)
         finally:
             self._refreshing = None
