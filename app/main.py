@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         redis, close_redis = open_redis(settings)
         store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept,
-                          url=settings.redis_url)
+                          url=settings.redis_url, settings=settings)
         db = make_engine(settings.database_url)
         app.state.db = db
         app.state.db_sessions = sessions(db)

@@ -53,12 +53,14 @@ def rss_kb(pid: int) -> int:
 
 
 async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: int, clients: int,
-                   rate: float | None, duration: float, spread: bool = True) -> dict[str, Any]:
+                   rate: float | None, duration: float, spread: bool = True,
+                   redis_pids: list[int] | None = None) -> dict[str, Any]:
     """Drive ``rooms_n`` rooms; with several server ``url``s, a room's players are spread over
     them (seat i of room r on server (r + i) mod n, so the rooms' first sockets, and with them
     their homes, are shared out as a balancer that ignores the room shares them; with
     ``spread=False`` room r is on server r mod n), and
-    ``pid`` lists every server process (CPU is summed)."""
+    ``pid`` lists every server process (CPU is summed); ``redis_pids``: local redis-servers whose
+    CPU per action is reported each (``redis_cpu_us_per_action``)."""
     urls = [url] if isinstance(url, str) else url
     pids = [] if pid is None else [pid] if isinstance(pid, int) else pid
     interval = 0.0 if rate is None else 1.0 / (rate * clients)
@@ -80,6 +82,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
         stats.error_codes.clear()
         stats.welcomes = stats.received = 0
         cpu0 = sum(map(cpu_seconds, pids))
+        redis0 = [cpu_seconds(p) for p in redis_pids or ()]
         own0 = time.process_time()
         t0 = time.perf_counter()
         await asyncio.sleep(duration)
@@ -88,6 +91,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
             room.changed.set()
         elapsed = time.perf_counter() - t0
         cpu = sum(map(cpu_seconds, pids)) - cpu0
+        redis_cpu = [cpu_seconds(p) - c0 for p, c0 in zip(redis_pids or (), redis0, strict=True)]
         own = time.process_time() - own0
         actions, received = stats.actions, stats.received
         await asyncio.sleep(0.5)  # let the last patches land
@@ -101,6 +105,7 @@ async def game_run(url: str | list[str], pid: int | list[int] | None, rooms_n: i
             "error_codes": dict(stats.error_codes), "welcomes": stats.welcomes,
             "frames_per_action": (received + actions) / max(actions, 1),
             "cpu_share": cpu / elapsed,
+            "redis_cpu_us_per_action": [c / max(actions, 1) * 1e6 for c in redis_cpu],
             # the generator's own CPU: near 100% it is the bottleneck, and latencies measure it
             "generator_cpu_share": own / elapsed}
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -18,3 +21,18 @@ def _shared_hint_left_alone():
     all."""
     yield
     assert view._NO_HINT == _PRISTINE_HINT, "the shared 'may do nothing' hint was changed in place"
+
+
+# TEST_REDIS_CLUSTER=1: every test of the real Redis runs on a local Redis Cluster (3 primaries,
+# 3 replicas) started here, before the harness reads where the real Redis is
+_CLUSTER = None
+if os.environ.get("TEST_REDIS_CLUSTER") == "1" and not os.environ.get("TEST_REDIS_CLUSTER_URL"):
+    from bench.rediscluster import LocalCluster
+
+    _CLUSTER = LocalCluster(Path(tempfile.mkdtemp(prefix="mercyless-test-cluster-"))).start()
+    os.environ["TEST_REDIS_CLUSTER_URL"] = _CLUSTER.url
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _CLUSTER is not None:
+        _CLUSTER.stop()

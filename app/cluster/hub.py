@@ -19,6 +19,7 @@ from app.cluster.limits import AddressLimits
 from app.cluster.nodes import GONE, Nodes
 from app.cluster.quotas import Quotas
 from app.cluster.scheduler import Scheduler
+from app.cluster.shardsub import ShardedSubscriber
 from app.cluster.subscriber import Subscriber
 from app.cluster.thinkers import BotPool
 from app.core.clock import Clock
@@ -78,7 +79,7 @@ class Hub:
         self._make_relay = make_relay
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._tasks: list[asyncio.Task[None]] = []
-        self.subscriber: Subscriber | None = None
+        self.subscriber: Subscriber | ShardedSubscriber | None = None
         self.relay: NodeLink | None = None  # sockets of rooms homed elsewhere go there
         self._node_channel = b""
         self._beating: asyncio.Task[None] | None = None
@@ -92,8 +93,12 @@ class Hub:
         self._beating = asyncio.create_task(self.nodes.heartbeat(), name="heartbeat")
         self._tasks.append(self._beating)
         if self.publishes and self.settings.redis_url:
-            self.subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
-                                         self._deaf_for_a_while)
+            if self.store.shards is not None:  # a Redis Cluster: sharded pub/sub, node by node
+                self.subscriber = ShardedSubscriber(self.store.shards, self._remote_commit,
+                                                    self._deaf_for_a_while)
+            else:
+                self.subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
+                                             self._deaf_for_a_while)
             if self._make_relay is not None:
                 relay = self.relay = self._make_relay(self)
                 relay.start()

@@ -102,8 +102,11 @@ class _Connection(asyncio.Protocol):
 
 
 class Publisher:
-    def __init__(self, url: str, on_ready: Callable[[], None] | None = None) -> None:
+    def __init__(self, url: str, on_ready: Callable[[], None] | None = None, *,
+                 command: bytes = b"PUBLISH") -> None:
+        """``command``: ``SPUBLISH`` for a shard channel on a cluster's node (app.cluster.shardpub)."""
         self._url = url
+        self._command = command
         self._on_ready = on_ready
         self._conn: _Connection | None = None  # the open connection
         self._backlog: list[tuple[bytes, Then]] = []  # published while a connection opens
@@ -136,7 +139,7 @@ class Publisher:
         """Publish ``payload``; ``then`` gets the receiver count or the error (never raises).
         With ``reply=False`` Redis is asked not to answer: ``then`` then hears only of a
         connection lost under the publish."""
-        command = pack(b"PUBLISH", channel, payload)
+        command = pack(self._command, channel, payload)
         conn = self._conn
         if conn is not None:
             if not reply and self.skips:

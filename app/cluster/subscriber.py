@@ -34,8 +34,17 @@ RETRY_AFTER_S = 0.5
 
 class Subscriber:
     def __init__(self, url: str, on_message: Callable[[bytes, bytes], None],
-                 on_reconnect: Callable[[], None], confirm_timeout_s: float = 5.0) -> None:
+                 on_reconnect: Callable[[], None], confirm_timeout_s: float = 5.0, *,
+                 sharded: bool = False, on_moved: Callable[[bytes | None], None] | None = None) -> None:
+        """``sharded``: one node of a cluster, its channels shard channels (SSUBSCRIBE);
+        ``on_moved`` hears of a channel Redis unsubscribed because its slot moved, and (None)
+        of the connection lost (app.cluster.shardsub routes them again)."""
         self._url = url
+        self._sub, self._unsub = ((b"SSUBSCRIBE", b"SUNSUBSCRIBE") if sharded
+                                  else (b"SUBSCRIBE", b"UNSUBSCRIBE"))
+        self._kinds = ((b"smessage", b"ssubscribe", b"sunsubscribe") if sharded
+                       else (b"message", b"subscribe", b""))
+        self._on_moved = on_moved
         self._on_message = on_message
         self._on_reconnect = on_reconnect
         self._confirm_timeout_s = confirm_timeout_s
@@ -58,14 +67,14 @@ class Subscriber:
             raise ConnectionError("pub/sub connection down")
         confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(name, []).append(confirmed)
-        writer.write(pack(b"SUBSCRIBE", name))
+        writer.write(pack(self._sub, name))
         await asyncio.wait_for(confirmed, self._confirm_timeout_s)
 
     async def unsubscribe(self, channel: str) -> None:
         name = channel.encode()
         self.channels.discard(name)
         if self._writer is not None:
-            self._writer.write(pack(b"UNSUBSCRIBE", name))
+            self._writer.write(pack(self._unsub, name))
 
     # -- the connection -------------------------------------------------------------------------
 
@@ -83,6 +92,8 @@ class Subscriber:
                     log.warning("pub/sub connection lost: %s", exc)
             first = False
             self._down()
+            if self._on_moved is not None:
+                self._on_moved(None)
             await asyncio.sleep(RETRY_AFTER_S)
 
     async def _listen(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
@@ -108,7 +119,10 @@ class Subscriber:
                 confirmed: asyncio.Future[None] = loop.create_future()
                 self._waiting.setdefault(name, []).append(confirmed)
                 confirmations.append(confirmed)
-            writer.write(pack(b"SUBSCRIBE", *self.channels))
+            if self._sub == b"SUBSCRIBE":
+                writer.write(pack(self._sub, *self.channels))
+            else:  # a cluster node takes the shard channels of one slot per command
+                writer.write(b"".join(pack(self._sub, name) for name in self.channels))
         self._writer = writer
         self._last_heard = time.monotonic()
         self.disconnected.clear()
@@ -136,17 +150,24 @@ class Subscriber:
         if not isinstance(reply, list) or not reply:
             if isinstance(reply, hiredis.ReplyError):
                 log.warning("pub/sub error reply: %s", reply)
+                if str(reply).startswith("MOVED") and self._on_moved is not None:
+                    self._on_moved(None)  # subscribed on a node that no longer has the slot
             return
         kind = reply[0]
-        if kind == b"message":
+        message, subscribed, unsubscribed = self._kinds
+        if kind == message:
             try:
                 self._on_message(reply[1], reply[2])
             except Exception:  # one bad message must not stop the others
                 log.exception("bad commit message")
-        elif kind == b"subscribe":
+        elif kind == subscribed:
             for confirmed in self._waiting.pop(reply[1], []):
                 if not confirmed.done():
                     confirmed.set_result(None)
+        elif kind == unsubscribed and reply[1] in self.channels and self._on_moved is not None:
+            # not asked for: the channel's slot moved to another node (a reshard, a failover)
+            self.channels.discard(reply[1])
+            self._on_moved(reply[1])
 
     async def _ping(self, writer: asyncio.StreamWriter) -> None:
         while True:

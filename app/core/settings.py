@@ -16,6 +16,19 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(default=None, description="redis://...; unset = in-process fakeredis")
     database_url: str = Field(default="sqlite+aiosqlite:///./mercyless.sqlite3")
     key_prefix: str = "mercyless"
+    # REDIS_URL names any node of a Redis Cluster: commits go to each room's shard, room channels
+    # are sharded pub/sub (SPUBLISH/SSUBSCRIBE, Redis 7); docs/deploy.md "Redis Cluster"
+    redis_cluster: bool = False
+    # on a cluster, a commit is answered once this many replicas of its shard have it (WAIT;
+    # fewer when the shard has fewer): an acknowledged action survives a failover; 0 = off
+    ack_replicas: int = Field(default=1, ge=0)
+    # how long a commit waits for them; past it the client is told to retry (its id is kept)
+    ack_replica_timeout_ms: int = Field(default=1_000, gt=0)
+    # how long a cluster command is retried while its shard fails over or a slot moves
+    cluster_retry_ms: int = Field(default=10_000, gt=0)
+    # the cluster's slot map is read again at least this often while commits flow (besides on
+    # every MOVED and lost node), so a replica that joined is waited for (ACK_REPLICAS)
+    cluster_refresh_ms: int = Field(default=5_000, gt=0)
     redis_max_connections: int = 64  # per process; more callers wait for a free one
     log_level: str = "INFO"
     allowed_origins: list[str] = Field(

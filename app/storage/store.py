@@ -7,7 +7,8 @@ touches two rooms, so the same code runs on a cluster or a managed Redis):
   (the room's home: the process whose sockets the others relay to, app/relay.py)
 - ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
 - ``<prefix>:{CODE}:outbox``   list: finished rounds waiting for the database
-- ``<prefix>:{CODE}`` channel  commits, published by the commit script itself
+- ``<prefix>:{CODE}`` channel  commits, published by the commit script itself (on a Redis
+  Cluster a shard channel: ``SPUBLISH``, app/cluster/shardsub.py)
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
 - ``<prefix>:nodes``           sorted set: server process id -> its last heartbeat (ms)
@@ -28,6 +29,7 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -37,6 +39,7 @@ from app.core.settings import Settings
 from app.storage.batch import GroupCommit
 from app.storage.embedded import open_embedded
 from app.storage.rawredis import RawConnection
+from app.storage.shards import GatedCluster, ShardedConnection, ShardMap
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -66,6 +69,10 @@ if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4
 if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return {1, ARGV[2]}
 """
+
+# on a cluster the commit is published on the room's shard only (sharded pub/sub, Redis 7)
+_COMMIT_SHARDED = _COMMIT.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'")
+assert _COMMIT_SHARDED != _COMMIT
 
 # the room's home: claimed when it has none, or taken over from ARGV[2] (a process found
 # gone); never creates the hash of a room that does not exist (or expired)
@@ -127,6 +134,13 @@ def open_redis(settings: Settings) -> tuple[aioredis.Redis, Callable[[], Awaitab
 
 
 def make_redis(settings: Settings) -> aioredis.Redis:
+    if settings.redis_url and settings.redis_cluster:
+        # redis-py's cluster client for everything but the commits' batches (app.storage.shards):
+        # it follows MOVED and ASK and reads the slots again after a failover
+        return GatedCluster.from_url(  # type: ignore[return-value]
+            settings.redis_url, gate=settings.redis_max_connections,
+            max_connections=settings.redis_max_connections,
+            socket_connect_timeout=2, socket_timeout=5, decode_responses=False)
     if settings.redis_url:
         # a bounded pool that queues: hundreds of room actors may call at once, and a pool that
         # refuses past its size ("Too many connections") would refuse their commits
@@ -143,18 +157,28 @@ def make_redis(settings: Settings) -> aioredis.Redis:
 
 class RoomStore:
     def __init__(self, redis: aioredis.Redis, prefix: str, ttl_ms: int, answers_kept: int = 4096,
-                 url: str | None = None) -> None:
+                 url: str | None = None, settings: Settings | None = None) -> None:
         self.redis = redis
         self.prefix = prefix
         self.ttl_ms = ttl_ms
         self.answers_kept = answers_kept
-        self._commit = redis.register_script(_COMMIT)
+        #: the cluster's slots (None: one Redis)
+        settings = settings or Settings()
+        self.shards = (ShardMap(redis, url, settings.cluster_refresh_ms)
+                       if isinstance(redis, RedisCluster) and url else None)
+        self._commit_source = _COMMIT_SHARDED if self.shards else _COMMIT
+        self._commit = redis.register_script(self._commit_source)
         self._remember = redis.register_script(_REMEMBER)
         self._claim_home = redis.register_script(_CLAIM_HOME)
         self.deadlines_key = f"{prefix}:deadlines"
         self.nodes_key = f"{prefix}:nodes"
         # commits go over a connection of their own (plain RESP) when Redis is a real server
-        self.group = GroupCommit(redis, raw=RawConnection(url) if url else None)
+        raw: RawConnection | ShardedConnection | None = RawConnection(url) if url else None
+        if self.shards is not None:
+            raw = ShardedConnection(self.shards, ack_replicas=settings.ack_replicas,
+                                    ack_timeout_ms=settings.ack_replica_timeout_ms,
+                                    retry_ms=settings.cluster_retry_ms)
+        self.group = GroupCommit(redis, raw=raw)
 
     def room_key(self, code: str) -> str:
         return f"{self.prefix}:{{{code}}}:room"
@@ -216,7 +240,7 @@ class RoomStore:
                 result, indexed = await self.group.execute(
                     ("EVALSHA", self._commit.sha, len(keys), *keys, *args), index)
                 if isinstance(result, NoScriptError) and attempt == 1:
-                    await self.redis.script_load(_COMMIT)
+                    await self.redis.script_load(self._commit_source)
                     continue
                 for answer in (result, indexed):
                     if isinstance(answer, Exception):

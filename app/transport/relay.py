@@ -91,7 +91,8 @@ class Relay:
         self.origin = hub.origin
         self.store = hub.store
         assert hub.settings.redis_url is not None
-        self.post = Post(self.origin, hub.settings.redis_url, self.store.node_channel, self)
+        self.post = Post(self.origin, hub.settings.redis_url, self.store.node_channel, self,
+                         shards=self.store.shards)
         self.links: dict[str, Link] = {}  # relayed from here: key -> the client's socket
         self.relayed: dict[str, RelayedSocket] = {}  # relayed to here: key -> its session's socket
         self._keys = itertools.count(1)

@@ -18,6 +18,8 @@ from typing import Protocol
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.cluster.publisher import Publisher
+from app.cluster.shardpub import ShardedPublisher
+from app.storage.shards import ShardMap
 from app.transport.relay_wire import BATCH, SEQ, Link
 
 log = logging.getLogger("mercyless.relay")
@@ -36,8 +38,11 @@ class Owner(Protocol):
 
 class Post:
     def __init__(self, origin: str, redis_url: str, channel_of: Callable[[str], str],
-                 owner: Owner) -> None:
-        self.publisher = Publisher(redis_url, on_ready=self.flush)
+                 owner: Owner, shards: ShardMap | None = None) -> None:
+        """``shards``: a Redis Cluster's (each process's channel published on its own shard)."""
+        self.publisher: Publisher | ShardedPublisher = (
+            Publisher(redis_url, on_ready=self.flush) if shards is None
+            else ShardedPublisher(shards, on_ready=self.flush))
         self._channel_of = channel_of
         self._owner = owner
         self._origin_bytes = bytes((len(origin),)) + origin.encode()

@@ -4,9 +4,8 @@ import json
 
 import fakeredis
 import pytest
-import redis.asyncio as aioredis
 
-from .harness import REAL_REDIS, RedisServer, ServerProcess, real_redis_available
+from .harness import RedisServer, ServerProcess, real_async_client, real_redis_available
 
 BACKENDS = ["fake", "real"]
 
@@ -34,7 +33,7 @@ async def redis_client(backend: str):
     if backend == "real":
         if not real_redis_available():
             pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-        client = aioredis.from_url(REAL_REDIS)
+        client = real_async_client()
     else:
         client = fakeredis.FakeAsyncRedis()
     yield client

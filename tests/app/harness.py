@@ -29,8 +29,32 @@ import redis
 import websockets
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL_REDIS = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+#: TEST_REDIS_CLUSTER=1 (tests/conftest.py starts a local cluster) or TEST_REDIS_CLUSTER_URL (a
+#: node of a running one): every test of the real Redis runs on a Redis Cluster instead, its
+#: servers with REDIS_CLUSTER=true and its own clients cluster clients (real_client)
+CLUSTER_URL = os.environ.get("TEST_REDIS_CLUSTER_URL")
+REAL_REDIS = CLUSTER_URL or os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 TIMEOUT = 10.0
+
+
+def real_client() -> redis.Redis:
+    """A client of the real Redis (of the cluster, with the switch on)."""
+    if CLUSTER_URL:
+        from redis.cluster import RedisCluster
+
+        return RedisCluster.from_url(REAL_REDIS)  # type: ignore[return-value]
+    return redis.Redis.from_url(REAL_REDIS)
+
+
+def real_async_client():
+    """``real_client``'s asyncio twin."""
+    import redis.asyncio as aioredis
+
+    if CLUSTER_URL:
+        from redis.asyncio.cluster import RedisCluster
+
+        return RedisCluster.from_url(REAL_REDIS)
+    return aioredis.Redis.from_url(REAL_REDIS)
 
 
 def free_port() -> int:
@@ -40,8 +64,9 @@ def free_port() -> int:
 
 
 def real_redis_available() -> bool:
+    port = int(REAL_REDIS.rsplit(":", 1)[1].split("/")[0])
     try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
             return True
     except OSError:
         return False
@@ -109,6 +134,8 @@ class ServerProcess:
                                     f"mercyless-test-{self.prefix}-{self.port}.sqlite3")
         if redis == "real":
             self.env["REDIS_URL"] = REAL_REDIS
+            if CLUSTER_URL:
+                self.env["REDIS_CLUSTER"] = "true"
         else:
             self.env.pop("REDIS_URL", None)
             # the embedded store's journal, of its own too (a test that restarts the server
@@ -127,12 +154,21 @@ class ServerProcess:
         return self._log.read().decode(errors="replace")
 
     def start(self) -> ServerProcess:
+        return self.launch().wait_started()
+
+    def launch(self) -> ServerProcess:
+        """Start the process without waiting for it (``wait_started``): processes launched one
+        after another start together."""
         # a file, not a pipe: nobody reads a pipe while the server runs, and a full pipe
         # would stop the server in the middle of a test
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process's life
         self.proc = subprocess.Popen(
             [sys.executable, "-m", *_command(self.module), "--port", str(self.port)], cwd=ROOT, env=self.env,
             stdout=subprocess.DEVNULL, stderr=self._log)
+        return self
+
+    def wait_started(self) -> ServerProcess:
+        assert self.proc is not None
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

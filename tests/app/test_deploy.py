@@ -38,6 +38,26 @@ def test_compose_file_is_valid():
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.skipif(shutil.which("docker-compose") is None and not os.environ.get("CI"),
+                    reason="needs docker-compose (.ci/run installs it; in CI this never skips)")
+def test_the_cluster_compose_file_is_valid_on_top_of_the_main_one():
+    cmd = ["docker-compose", "-f", "docker-compose.yml", "-f", "docker-compose.cluster.yml", "config", "-q"]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_cluster_compose_file_runs_six_nodes_joined_with_a_replica_each():
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.cluster.yml").read_text())["services"]
+    nodes = [name for name in services if name.startswith("redis-") and name[6:].isdigit()]
+    assert len(nodes) == 6
+    assert all("--cluster-enabled" in services[n]["command"] for n in nodes)
+    init = " ".join(services["redis-cluster-init"]["command"])
+    assert "--cluster-replicas 1" in init
+    assert services["app"]["environment"]["REDIS_CLUSTER"] == "true"
+
+
 def test_compose_has_replicas_proxy_aof_and_postgres():
     import yaml
 

@@ -12,10 +12,9 @@ import random
 
 import httpx
 import pytest
-import redis.asyncio as aioredis
 import websockets
 
-from .harness import REAL_REDIS, Client, ServerProcess, real_redis_available
+from .harness import Client, ServerProcess, real_async_client, real_redis_available
 
 FRAMES = 10_500
 
@@ -92,7 +91,7 @@ async def test_ten_thousand_hostile_frames_change_nothing(server):
     assert old["type"] == "ack"
     old_id = next(k for k, v in fuzzer.answers.items() if v is old)
     await other.until_view(lambda v, f=fuzzer: other.version == f.version)
-    redis = aioredis.Redis.from_url(REAL_REDIS)
+    redis = real_async_client()
     key = f"{server.prefix}:{{{code}}}:room"
     before = await redis.hgetall(key)
     version_before = fuzzer.version

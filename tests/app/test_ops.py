@@ -12,9 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 
-from .harness import REAL_REDIS, Client, ServerProcess, real_redis_available
+from .harness import Client, ServerProcess, real_client, real_redis_available
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -31,7 +30,7 @@ async def test_every_key_of_a_room_shares_its_cluster_hash_tag():
         await ann.send({"type": "add_bot", "level": "easy"})
         await ann.send({"type": "start"})
         await ann.send({"type": "react", "reaction": "gg"})
-        r = redis.Redis.from_url(REAL_REDIS)
+        r = real_client()
         keys = sorted(k.decode() for k in r.scan_iter(match=f"{server.prefix}:*"))
         room_keys = [k for k in keys if "{" in k]
         assert room_keys and all(re.fullmatch(rf"{re.escape(server.prefix)}:\{{{code}\}}:\w+", k)
@@ -99,7 +98,7 @@ async def test_a_deadline_of_a_room_that_expired_is_dropped():
         pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
     server = ServerProcess(redis="real").start()
     try:
-        r = redis.Redis.from_url(REAL_REDIS)
+        r = real_client()
         key = f"{server.prefix}:deadlines"
         r.zadd(key, {"ZZZZZZ": 0})  # a deadline left behind by a room that no longer exists
         for _ in range(200):  # the scheduler polls every 250 ms; this polls Redis, not the clock

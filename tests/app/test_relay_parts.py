@@ -49,7 +49,7 @@ class FakeConn:
 
 
 def relay_named(origin: str) -> Relay:
-    store = SimpleNamespace(node_channel=lambda node: f"t:node:{node}")
+    store = SimpleNamespace(node_channel=lambda node: f"t:node:{node}", shards=None)
     hub = SimpleNamespace(origin=origin, store=store, metrics=Metrics(),
                           settings=SimpleNamespace(redis_url="redis://127.0.0.1:1/0", node_ttl_ms=15_000))
     return Relay(hub)  # type: ignore[arg-type]

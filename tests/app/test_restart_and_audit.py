@@ -25,7 +25,7 @@ import jsonpatch
 import pytest
 import redis
 
-from .harness import REAL_REDIS, Client, ServerProcess, real_redis_available
+from .harness import Client, ServerProcess, real_client, real_redis_available
 from .scripted import stored_steps
 from .test_timers import actor, drive, open_room, patches, settle
 
@@ -38,7 +38,7 @@ RESTART_RULES = {"turn_timer_s": 0, "seven": "off", "zero": "off", "mercy_limit"
 def real_redis() -> redis.Redis:
     if not real_redis_available():
         pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-    return redis.Redis.from_url(REAL_REDIS)
+    return real_client()
 
 
 def stored(r: redis.Redis, prefix: str, code: str) -> tuple[int, dict[str, Any]]:

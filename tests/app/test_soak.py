@@ -16,7 +16,7 @@ import random
 import pytest
 import redis
 
-from .harness import REAL_REDIS, ServerProcess, real_redis_available
+from .harness import ServerProcess, real_client, real_redis_available
 from .scripted import Player, audit, level, play_round
 
 ROOMS = 50
@@ -72,7 +72,7 @@ async def soak_room(servers: list[ServerProcess], store: redis.Redis, seed: int,
 
 async def test_fifty_rooms_of_six_for_three_minutes(pair):
     servers = list(pair)
-    store = redis.Redis.from_url(REAL_REDIS)
+    store = real_client()
     prefix = servers[0].prefix
 
     def key_count() -> int:
