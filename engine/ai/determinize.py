@@ -13,14 +13,14 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from ..cards import NAME_TO_LETTER, build_deck
+from ..cards import CARD_INFO, NAME_TO_LETTER, build_deck
 from ..rules import Rules
 from ..state import Choice, GameState, Pending
 from .memory import Memory
 
 
 def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
-                rng: random.Random) -> GameState:
+                rng: random.Random, voids: bool = True) -> GameState:
     game = view["game"]
     players = [p["id"] for p in view["players"]]
     counts = {p["id"]: p["cards"] for p in view["players"]}
@@ -50,6 +50,16 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
     rng.shuffle(rest)
     while len(discard) < game["discard_pile"] - 1 and rest:
         discard.append(rest.pop())
+    for pid in players:  # cards believed absent from a hand: its older cards avoid them
+        void = memory.void.get(pid) if voids else None
+        if pid == me or not void:
+            continue
+        want = counts[pid] - len(hands[pid]) - memory.free.get(pid, 0)
+        if want <= 0:
+            continue
+        picked = [i for i in range(len(rest) - 1, -1, -1) if CARD_INFO[rest[i]].color not in void][:want]
+        for i in picked:  # descending indices: each pop leaves the others in place
+            hands[pid].append(rest.pop(i))
     for pid in players:
         if pid != me:
             need = counts[pid] - len(hands[pid])

@@ -1,13 +1,16 @@
 """``hard``: flat Monte Carlo search over determinizations.
 
 For each decision it samples worlds consistent with what the seat has seen
-(:mod:`engine.ai.determinize`), plays every candidate move in each world (the same worlds for
-every candidate, so they are compared on equal footing) and plays the rest of the round with a
-fast policy, up to a horizon. A world's value for the seat is 1 for a win, 0 for being knocked
-out, and in between by how its hand compares with the others' when the horizon is reached. The
-candidate with the best mean wins; the search stops before a world that would overrun its time
-budget. Out-of-turn calls (UNO, catches) and choices it has no time for are made the ``normal``
-way.
+(:mod:`engine.ai.determinize`, which also keeps a player's older cards out of the colours they
+showed they lacked by drawing), plays every candidate move in each world (the same worlds, and
+the same randomness after the move, for every candidate, so they are compared on equal footing)
+and plays the rest of the round with the ``normal`` heuristic for every seat
+(:func:`engine.ai.rollout.guided_action`), up to a horizon. A world's value for the seat is 1
+for a win, 0 for being knocked out, and in between by how its hand compares with the others'
+when the horizon is reached. The candidate with the best mean wins; the search stops before a
+world that would overrun its time budget. Out-of-turn calls (UNO, catches) and choices it has no
+time for are made the ``normal`` way. ``colors=True`` also searches the colour a wild names
+(measured weaker at equal worlds: docs/benchmarks.md "Bot tournament").
 """
 
 from __future__ import annotations
@@ -17,13 +20,14 @@ import time
 from typing import Any
 
 from ..actions import Action, ActionKind
+from ..cards import CARD_INFO, LETTER_TO_NAME
 from ..errors import IllegalAction
 from ..game import apply
 from ..rules import Rules
 from ..state import GameState
 from .determinize import determinize
 from .normal import NormalBot
-from .rollout import play_out
+from .rollout import POLICIES, play_out
 
 PRIOR = 0.05  # the head start of the heuristic's own choice, per sampled world
 
@@ -32,11 +36,18 @@ class HardBot(NormalBot):
     level = "hard"
 
     def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 60,
-                 max_worlds: int = 400) -> None:
+                 max_worlds: int = 400, policy: str = "guided", crn: bool = True,
+                 prior: float = PRIOR, colors: bool = False,
+                 voids: bool = True) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
         self.max_worlds = max_worlds
+        self.policy = POLICIES[policy]
+        self.crn = crn
+        self.prior = prior
+        self.colors = colors
+        self.voids = voids
 
     def decide(self, view: dict[str, Any], rng: random.Random) -> Action | None:
         game = view.get("game")
@@ -61,7 +72,17 @@ class HardBot(NormalBot):
             field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
             return [Action(ActionKind.CHOOSE, **{field: v}) for v in legal["choose"]]
         for card in legal["play"]:
-            out.append(self._complete(view, card))
+            action = self._complete(view, card)
+            out.append(action)
+            if self.colors and action.color is not None:
+                # the colour a wild names is a choice as big as the card: each colour the
+                # hand holds (after the card leaves it) is searched too
+                rest = list(view["hand"])
+                rest.remove(card)
+                for name in dict.fromkeys(LETTER_TO_NAME[CARD_INFO[c].color] for c in rest
+                                          if not CARD_INFO[c].wild):
+                    if name != action.color:
+                        out.append(action._replace(color=name))
         if legal["draw"]:
             out.append(Action(ActionKind.DRAW))
         if legal["pass"]:
@@ -98,24 +119,28 @@ class HardBot(NormalBot):
             if worlds and started + slowest > deadline:
                 break
             try:
-                world = determinize(view, me, self.rules, self.memory, rng)
+                world = determinize(view, me, self.rules, self.memory, rng, self.voids)
             except (ValueError, IndexError, KeyError):
                 break
             seat = world.players.index(me)
             worlds += 1
+            seed = rng.random()
             for i, action in enumerate(candidates):
                 try:
                     s = apply(world, me, action, 0).state
                 except IllegalAction:
                     totals[i] -= 1.0
                     continue
-                play_out(s, rng, self.horizon)
+                # common random numbers: every candidate's rest of the round draws the same
+                # randomness, so their difference is the move's, not the dice's
+                play_out(s, random.Random(seed) if self.crn else rng, self.horizon, self.policy)
                 totals[i] += self._value(s, seat)
             slowest = max(slowest, clock() - started)
         if worlds == 0:
             return prior or candidates[0]
         for i, action in enumerate(candidates):
-            if prior is not None and (action.kind, action.card) == (prior.kind, prior.card):
-                totals[i] += PRIOR * worlds
+            if prior is not None and (action.kind, action.card, action.color) == (
+                    prior.kind, prior.card, prior.color):
+                totals[i] += self.prior * worlds
         best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
         return candidates[best]

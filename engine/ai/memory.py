@@ -4,7 +4,12 @@
   card; plays and Discard Alls add to it; a reshuffle leaves only the top);
 - ``known``: cards known to sit in another player's hand (roulette reveals, hands this seat gave
   away in a swap or a pass); they leave it when played, and move with swaps and passes;
-- ``seen``: how many cards of each colour this seat has seen played or revealed this round.
+- ``seen``: how many cards of each colour this seat has seen played or revealed this round;
+- ``void``: colours (and ``"w"``: wilds) a player is believed not to hold: when a player draws on
+  their turn without a stack to take, they had nothing to play, so nothing of the colour then
+  asked and no wild (a bot plays when it can; a person may draw freely under some rules, so this
+  is a belief, not a fact). It holds for the cards they had then; ``free`` counts the cards they
+  got since (drawn, taken), which may be anything.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..cards import CARD_INFO
+from ..cards import CARD_INFO, NAME_TO_LETTER, WILD
 
 
 class Memory:
@@ -23,6 +28,10 @@ class Memory:
         self.seen: Counter[str] = Counter()
         self.hand: list[str] = []  # this seat's hand as the events leave it
         self.active: list[str] = []  # seat order of players still in (for passes)
+        self.void: dict[str, frozenset[str]] = {}
+        self.free: dict[str, int] = {}
+        self.color: str | None = None  # the colour asked for now, as the events tell it
+        self._forced = False  # the last event was a draw card: the next draw is no choice
 
     def sync(self, view: dict[str, Any]) -> None:
         """Align with a fresh view (the truth about this seat's own hand and the table)."""
@@ -39,18 +48,36 @@ class Memory:
     def observe(self, events: list[dict[str, Any]]) -> None:
         for e in events:
             getattr(self, "_on_" + e["kind"], _ignore)(e)
+            if e["kind"] != "played":
+                self._forced = False
 
     def _on_started(self, e: dict[str, Any]) -> None:
         self.discard = [e["top"]]
         self.known = {}
         self.seen = Counter()
         self._see([e["top"]])
+        self.void, self.free = {}, {}
+        color = CARD_INFO[e["top"]].color
+        self.color = None if color == WILD else color
 
     def _on_played(self, e: dict[str, Any]) -> None:
         card = e["card"]
         self.discard.append(card)
         self._see([card])
         self._forget(e["player"], card)
+        info = CARD_INFO[card]
+        self.color = None if info.wild else info.color
+        self._forced = info.draw > 0
+        player = e["player"]
+        if info.color in self.void.get(player, ()) and self.free.get(player, 0) > 0:
+            self.free[player] -= 1  # it can only have come from the cards got since
+
+    def _on_color(self, e: dict[str, Any]) -> None:
+        self.color = NAME_TO_LETTER[e["color"]]
+
+    def _got(self, player: str, count: int) -> None:
+        if player in self.void:
+            self.free[player] = self.free.get(player, 0) + count
 
     def _on_discarded(self, e: dict[str, Any]) -> None:
         cards = e["cards"]
@@ -75,11 +102,22 @@ class Memory:
             self.known.setdefault(player, Counter()).update(cards)
 
     def _on_drew(self, e: dict[str, Any]) -> None:
+        player = e["player"]
+        if player == self.me:
+            self.hand.extend(e.get("cards", []))
+        elif self._forced or self.color is None:
+            self._got(player, e.get("count", 0))
+        else:
+            self.void[player] = frozenset((self.color, WILD))
+            self.free[player] = e.get("count", 0)
+
+    def _on_took_stack(self, e: dict[str, Any]) -> None:
         if e["player"] == self.me:
             self.hand.extend(e.get("cards", []))
+        else:
+            self._got(e["player"], e.get("count", 0))
 
-    _on_took_stack = _on_drew
-    _on_caught = _on_drew
+    _on_caught = _on_took_stack
 
     def _on_roulette(self, e: dict[str, Any]) -> None:
         self._see(e["cards"])
@@ -87,11 +125,13 @@ class Memory:
 
     def _on_swapped(self, e: dict[str, Any]) -> None:
         a, b = e["a"], e["b"]
+        self.void, self.free = {}, {}
         hands = {p: self._holding(p) for p in (a, b)}
         self._set_holding(a, hands[b])
         self._set_holding(b, hands[a])
 
     def _on_passed_hands(self, e: dict[str, Any]) -> None:
+        self.void, self.free = {}, {}
         order = list(self.active)
         if not order:
             return
@@ -112,6 +152,7 @@ class Memory:
 
     def _on_eliminated(self, e: dict[str, Any]) -> None:
         self.known.pop(e["player"], None)
+        self.void.pop(e["player"], None)
         if e["player"] in self.active:
             self.active.remove(e["player"])
 

@@ -3,7 +3,9 @@
 Plays seeded 4-player games: one seat of ``--level`` against three of ``--vs`` (the tested seat
 moves round the table game by game), under each preset asked for. Every bot sees only its own
 view and its own copy of the events. Prints the tested seat's win rate with a 95% Wilson
-interval (a random seat wins 25%) and the decision time p50/p99 per level.
+interval (a random seat wins 25%) and the decision time p50/p99 per level. The ``hard`` bot
+searches for ``--budget-ms`` a decision, so a busy machine makes it weaker; with ``--worlds N``
+it samples exactly N worlds instead, and the win rate is the same on any machine.
 """
 
 from __future__ import annotations
@@ -124,8 +126,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget-ms", type=float, default=60.0, help="hard bot time per decision")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes to play in (one core each: the hard bot's search is timed)")
+    parser.add_argument("--worlds", type=int, default=None,
+                        help="hard bot: sample exactly this many worlds a decision, however long "
+                             "it takes (its strength then does not depend on the machine's load)")
+    parser.add_argument("--policy", default=None, help="hard bot's rollout policy (guided, random)")
     args = parser.parse_args(argv)
-    options = {"budget_ms": args.budget_ms}
+    options: dict[str, Any] = {"budget_ms": args.budget_ms}
+    if args.worlds is not None:
+        options.update(max_worlds=args.worlds, budget_ms=1e9)
+    if args.policy is not None:
+        options["policy"] = args.policy
     print(f"{'tested':<8} {'vs 3x':<8} {'preset':<10} {'games':>6} {'win rate':>9} {'95% CI':>17}"
           f" {'p50 ms':>8} {'p99 ms':>8}")
     for preset in args.presets.split(","):

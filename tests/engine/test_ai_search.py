@@ -1,0 +1,120 @@
+"""The ``hard`` search's parts: what its memory infers from public events, the worlds it samples
+from that, the rollout policy that stands in for the table, and the moves it compares."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from engine import ActionKind, apply, make_rules, new_game, view_for
+from engine.ai.determinize import determinize
+from engine.ai.hard import HardBot
+from engine.ai.memory import Memory
+from engine.ai.normal import NormalBot
+from engine.ai.rollout import guided_action
+from engine.cards import CARD_INFO
+
+
+def _started(top: str = "r-5") -> dict:
+    return {"kind": "started", "top": top}
+
+
+def test_a_draw_on_ones_turn_means_nothing_of_the_colour_and_no_wild():
+    memory = Memory("a")
+    memory.observe([_started("r-5"), {"kind": "drew", "player": "b", "count": 1}])
+    assert memory.void["b"] == {"r", "w"} and memory.free["b"] == 1
+    # a colour named by a wild changes what the next draw says
+    memory.observe([{"kind": "played", "player": "c", "card": "w-wild"},
+                    {"kind": "color", "player": "c", "color": "blue"},
+                    {"kind": "drew", "player": "d", "count": 2}])
+    assert memory.void["d"] == {"b", "w"} and memory.free["d"] == 2
+    # cards taken later may be anything; a card of a void colour played comes out of them
+    memory.observe([{"kind": "took_stack", "player": "b", "count": 4}])
+    assert memory.free["b"] == 5
+    memory.observe([{"kind": "played", "player": "b", "card": "r-2"}])
+    assert memory.free["b"] == 4
+
+
+def test_a_draw_forced_by_a_draw_card_says_nothing_and_a_swap_forgets_it_all():
+    memory = Memory("a")
+    memory.observe([_started("g-5"), {"kind": "played", "player": "b", "card": "g-draw2"},
+                    {"kind": "drew", "player": "c", "count": 2}])
+    assert "c" not in memory.void
+    memory.observe([{"kind": "drew", "player": "d", "count": 1}])
+    assert memory.void["d"] == {"g", "w"}
+    memory.observe([{"kind": "swapped", "a": "b", "b": "d"}])
+    assert memory.void == {} and memory.free == {}
+
+
+def _position(seed: int):
+    rules = make_rules({"turn_timer_s": 0})
+    state, _ = new_game(["a", "b", "c", "d"], rules, f"voids-{seed}")
+    return rules, state
+
+
+def test_sampled_worlds_keep_a_players_older_cards_out_of_their_void_colours():
+    rules, state = _position(3)
+    view = view_for(state, "a")
+    memory = Memory("a")
+    memory.sync(view)
+    memory.void["b"] = frozenset({"r", "w"})
+    memory.free["b"] = 2  # two of b's cards came later: they may be anything
+    rng = random.Random(5)
+    free_reds = Counter()
+    for _ in range(200):
+        world = determinize(view, "a", rules, memory, rng)
+        hand = world.hands[1]
+        assert len(hand) == len(state.hands[1])
+        reds = [c for c in hand if CARD_INFO[c].color in ("r", "w")]
+        assert len(reds) <= 2
+        free_reds[len(reds)] += 1
+    assert free_reds[1] + free_reds[2] > 0  # the free cards are not kept out
+    plain = [determinize(view, "a", rules, memory, rng, voids=False).hands[1] for _ in range(50)]
+    assert any(sum(CARD_INFO[c].color in ("r", "w") for c in h) > 2 for h in plain)
+
+
+def test_the_guided_rollout_plays_as_the_normal_bot_does():
+    """The search's stand-in for the table: it should move as the ``normal`` bots it meets."""
+    same = total = 0
+    for seed in range(8):
+        rules = make_rules({"turn_timer_s": 0})
+        players = ["a", "b", "c", "d"]
+        state, events = new_game(players, rules, f"guided-{seed}")
+        bots = [NormalBot(p, rules) for p in players]
+        for bot, p in zip(bots, players, strict=True):
+            bot.observe([e.to_wire(p) for e in events])
+        rng = random.Random(seed)
+        for _ in range(300):
+            if state.winner is not None:
+                break
+            seat = state.pending.player if state.pending is not None else state.turn
+            action = bots[seat].decide(view_for(state, players[seat]), rng)
+            if action.kind not in (ActionKind.UNO, ActionKind.CATCH):
+                guided = guided_action(state.clone(), seat, random.Random(1))
+                total += 1
+                same += (guided.kind, guided.card) == (action.kind, action.card)
+            state, events = apply(state, players[seat], action, 0)
+            for bot, p in zip(bots, players, strict=True):
+                bot.observe([e.to_wire(p) for e in events])
+    assert total > 300 and same / total > 0.95, (same, total)
+
+
+def test_a_wild_is_searched_with_each_colour_the_hand_holds():
+    rules = make_rules({"turn_timer_s": 0})
+    bot = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10, colors=True)
+    view = {
+        "players": [{"id": "a", "cards": 4, "eliminated": False, "uno": False, "score": 0},
+                    {"id": "b", "cards": 5, "eliminated": False, "uno": False, "score": 0}],
+        "hand": ["w-wild", "r-3", "r-4", "g-7"],
+        "game": {"top": "b-9", "color": "blue", "direction": 1, "turn": "a", "stack": None,
+                 "pending": None, "exposed": [], "winner": None, "draw_pile": 50,
+                 "discard_pile": 3, "set_aside": 0, "dealer": "b",
+                 "legal": {"play": ["w-wild"], "draw": True, "pass": False, "choose": [],
+                           "cancel": False, "uno": False, "catch": []}},
+    }
+    candidates = bot._candidates(view, random.Random(1))
+    wilds = sorted(a.color for a in candidates if a.card == "w-wild")
+    assert wilds == ["green", "red"]
+    assert any(a.kind is ActionKind.DRAW for a in candidates)
+    plain = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10)._candidates(view, random.Random(1))
+    assert [a.color for a in plain if a.card == "w-wild"] == ["red"]  # the one it holds most of
