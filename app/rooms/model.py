@@ -299,7 +299,9 @@ def room_part(room: Room) -> dict[str, Any]:
         "round": room.round,
         "locked": room.locked,
         "removed": sum(key.startswith("n:") for key in room.barred),  # players barred from joining
-        "spectators": [{"id": s.id, "name": s.name, "connected": s.connected, "screen": s.screen}
+        # a big screen is marked; a person watching has the fields spectators always had
+        "spectators": [{"id": s.id, "name": s.name, "connected": s.connected, "screen": True}
+                       if s.screen else {"id": s.id, "name": s.name, "connected": s.connected}
                        for s in room.spectators],
     }
 
