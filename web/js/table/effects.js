@@ -9,10 +9,10 @@ import { t } from "../i18n.js";
 import { arrive, flash, flipIn, travel } from "./motion.js";
 import { T } from "./state.js";
 
+// a class's CSS animation; one still playing is left to finish (taking the class off and reading
+// offsetWidth to play it again from the start forced a layout of the page)
 function restart(el, cls) {
-  if (!el || reducedMotion()) return;
-  el.classList.remove(cls);
-  void el.offsetWidth;
+  if (!el || reducedMotion() || el.classList.contains(cls)) return;
   el.classList.add(cls);
   el.addEventListener("animationend", () => el.classList.remove(cls), { once: true });
 }

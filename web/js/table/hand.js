@@ -2,7 +2,7 @@
 // out to fit its box, and the player's row under it: avatar, score, cards against the mercy limit.
 import { cardFace, cardName, sortHand } from "../cards.js";
 import { legal, me } from "../core.js";
-import { h, replace } from "../dom.js";
+import { h, removeEl, replace } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
 import { onCard } from "./actions.js";
@@ -46,7 +46,7 @@ export function renderHand(v, fx) {
   const keep = new Set(keys);
   for (const [key, btn] of T.cards) {
     if (!keep.has(key)) {
-      btn.remove();
+      removeEl(btn);
       T.cards.delete(key);
     }
   }
