@@ -119,7 +119,7 @@ def _act(page, click: str) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "not met yet: at 4x CPU this turn still has 10-18 tasks of 55-195 ms on the phone (the patch's "
+    "not met yet: at 4x CPU this turn still has 10-18 tasks of 50-195 ms on the phone (the patch's "
     "render, the next frame's style, layout and paint, opening the roulette's modal dialog: "
     "docs/performance.md, the browser); the figures land in artifacts/busy-turn-long-tasks.json. "
     "Remove this mark once the turn has none over 50 ms"))
