@@ -37,7 +37,8 @@ export function measureFx(fx, fresh = []) {
     freshRects: fresh.map((btn) => btn.getBoundingClientRect()) };
 }
 
-export function applyFx(fx, at) {
+/** The movements of a patch, from the places measureFx read (read now when not given). */
+export function applyFx(fx, at = measureFx(fx)) {
   if (!fx || fx.welcome || !at) return;
   const { seats, pile, top, topRect, fresh, freshRects } = at;
   const seatRect = (id) => seats.get(id) || null;
