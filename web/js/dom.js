@@ -39,11 +39,22 @@ function append(el, children) {
   }
 }
 
+// each icon's markup parsed once, then cloned: parsing it again for every card of a hand was a good
+// part of a patch's JavaScript on a slow phone
+const parsed = new Map();
+
 export function svg(markup, cls = "icon") {
+  let icon = parsed.get(markup);
+  if (!icon) {
+    const tpl = document.createElement("template");
+    tpl.innerHTML = markup;
+    icon = tpl.content;
+    parsed.set(markup, icon);
+  }
   const span = document.createElement("span");
   span.className = cls;
   span.setAttribute("aria-hidden", "true");
-  span.innerHTML = markup;
+  span.append(icon.cloneNode(true));
   return span;
 }
 
@@ -51,4 +62,17 @@ export function replace(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
+}
+
+/** Show or hide an element. A focused one is let go of first: hiding (or removing) the focused
+ * element made the browser lay the page out there and then, in the middle of a patch. */
+export function setHidden(el, hidden) {
+  if (hidden && el === document.activeElement) el.blur();
+  el.hidden = hidden;
+}
+
+/** Remove an element, let go of first when focused (see setHidden). */
+export function removeEl(el) {
+  if (el.contains(document.activeElement)) document.activeElement.blur();
+  el.remove();
 }

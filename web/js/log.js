@@ -70,10 +70,21 @@ export function pushLog(entry) {
 }
 
 // the log follows its last line, once a frame: reading its height after each line forced a layout
-// of the page per event of a patch
+// of the page per event of a patch. A closed log (a phone's "What happened") is not measured at all
+// (a layout of the page each patch on a slow phone): it goes to its end when it opens.
 let scrollFrame = 0;
 function toEnd(ol) {
   if (scrollFrame) return;
+  const details = ol.closest("details");
+  if (details && !details.open) {
+    if (!details.dataset.follow) {
+      details.dataset.follow = "1";
+      details.addEventListener("toggle", () => {
+        if (details.open) ol.scrollTop = ol.scrollHeight;
+      });
+    }
+    return;
+  }
   scrollFrame = requestAnimationFrame(() => {
     scrollFrame = 0;
     ol.scrollTop = ol.scrollHeight;

@@ -8,7 +8,7 @@ import { lang, t } from "./i18n.js";
 import { onDraw, onHandKey, onPass, onReact, onUno } from "./table/actions.js";
 import { handlePending } from "./table/choices.js";
 import { renderControls, renderTurn } from "./table/controls.js";
-import { applyFx } from "./table/effects.js";
+import { applyFx, measureFx } from "./table/effects.js";
 import { fitHand, NO_FAN, renderHand, renderMine } from "./table/hand.js";
 import { renderOpponents } from "./table/opponents.js";
 import { renderCenter, renderStack } from "./table/piles.js";
@@ -109,13 +109,17 @@ export function renderTable(stage, fx = {}) {
   renderOverlay(v);
   fitTable();
   handlePending(v);
-  // the movements start on the next frame: the patch's own task only builds the view, and the
-  // places they need are read in the frame's one layout (a long task less on a slow phone)
+  // the movements start on the next frame, from places read now, once the view is built (one
+  // layout in the patch's task; the frame only styles and paints them: measureFx)
   const fresh = T.fresh;
   T.fresh = [];
-  if (fx && !fx.welcome && Object.keys(fx).length) requestAnimationFrame(() => {
-    if (T && T.root.isConnected) applyFx(fx, fresh);
-  });
+  if (fx && !fx.welcome && Object.keys(fx).length) {
+    const at = measureFx(fx, fresh);
+    const root = T.root;
+    requestAnimationFrame(() => {
+      if (T && T.root === root && root.isConnected) applyFx(fx, at);
+    });
+  }
   tick();
 }
 

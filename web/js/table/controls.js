@@ -1,6 +1,7 @@
 // Above the hand: whose turn it is and its timer, the buttons the server allows now (take the
 // stack, draw, pass, UNO) and the warning that the player can be caught.
 import { S, legal, me, name, secondsLeft } from "../core.js";
+import { setHidden } from "../dom.js";
 import { t } from "../i18n.js";
 import { isMyTurn, T } from "./state.js";
 
@@ -41,27 +42,27 @@ export function renderControls(v) {
   const lg = legal();
   const over = !!g.winner;
   const stackOnMe = g.stack && g.stack.target === S.you && !over;
-  T.takeBtn.hidden = !(stackOnMe && lg.draw);
+  setHidden(T.takeBtn, !(stackOnMe && lg.draw));
   T.takeBtn.textContent = stackOnMe ? t("table.take", { n: g.stack.total }) : "";
-  T.drawBtn.hidden = !(lg.draw && !stackOnMe) || over;
-  T.passBtn.hidden = !lg.pass || over;
+  setHidden(T.drawBtn, !(lg.draw && !stackOnMe) || over);
+  setHidden(T.passBtn, !lg.pass || over);
   const hand = v.hand || [];
   const meP = me();
   T.unoFlag.hidden = !(meP && meP.uno && !over);
   const exposed = (g.exposed || []).find((e) => e.player === S.you);
   if (lg.uno && !over) {
-    T.unoBtn.hidden = false;
+    setHidden(T.unoBtn, false);
     T.unoBtn.textContent = t("table.unoCall");
     T.unoBtn.removeAttribute("aria-pressed");
     // it pulses only while someone can catch you (one card reached by a 0 or a 7 cannot be)
     T.unoBtn.classList.toggle("urgent", !!exposed);
   } else if (hand.length === 2 && isMyTurn(g) && lg.play.length && !over) {
-    T.unoBtn.hidden = false;
+    setHidden(T.unoBtn, false);
     T.unoBtn.classList.remove("urgent");
     T.unoBtn.setAttribute("aria-pressed", String(S.ui.unoArmed));
     T.unoBtn.textContent = S.ui.unoArmed ? `✓ ${t("table.unoArmed")}` : t("table.unoArm");
   } else {
-    T.unoBtn.hidden = true;
+    setHidden(T.unoBtn, true);
   }
   if (exposed && !over) {
     T.exposedMe.hidden = false;

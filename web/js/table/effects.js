@@ -9,10 +9,10 @@ import { t } from "../i18n.js";
 import { arrive, flash, flipIn, travel } from "./motion.js";
 import { T } from "./state.js";
 
+// a class's CSS animation; one still playing is left to finish (taking the class off and reading
+// offsetWidth to play it again from the start forced a layout of the page)
 function restart(el, cls) {
-  if (!el || reducedMotion()) return;
-  el.classList.remove(cls);
-  void el.offsetWidth;
+  if (!el || reducedMotion() || el.classList.contains(cls)) return;
   el.classList.add(cls);
   el.addEventListener("animationend", () => el.classList.remove(cls), { once: true });
 }
@@ -24,17 +24,24 @@ function bubble(el, text) {
   setTimeout(() => b.remove(), 2600);
 }
 
-export function applyFx(fx, fresh = []) {
-  if (!fx || fx.welcome) return;
-  // every place read at once, before any animation starts: one layout for the whole patch
+/** Every place a patch's movements need, read at once (one layout), in the patch's own task: the
+ * frame that starts the movements then only styles and paints (the two in one task were over
+ * 100 ms on a slow phone). */
+export function measureFx(fx, fresh = []) {
+  if (!fx || fx.welcome) return null;
   const seats = new Map([...T.chips].map(([id, c]) => [id, c.li.getBoundingClientRect()]));
   seats.set(S.you, T.hand.getBoundingClientRect());
-  const seatRect = (id) => seats.get(id) || null;
-  const pile = T.pileBtn.getBoundingClientRect();
   const top = T.discard.firstElementChild;
-  const topRect = top?.getBoundingClientRect();
   fresh = fresh.filter((btn) => btn.isConnected).slice(0, 30);
-  const freshRects = fresh.map((btn) => btn.getBoundingClientRect());
+  return { seats, pile: T.pileBtn.getBoundingClientRect(), top, topRect: top?.getBoundingClientRect(), fresh,
+    freshRects: fresh.map((btn) => btn.getBoundingClientRect()) };
+}
+
+/** The movements of a patch, from the places measureFx read (read now when not given). */
+export function applyFx(fx, at = measureFx(fx)) {
+  if (!fx || fx.welcome || !at) return;
+  const { seats, pile, top, topRect, fresh, freshRects } = at;
+  const seatRect = (id) => seats.get(id) || null;
   // a played card flies from its player to the pile
   if (fx.played) arrive(top, seatRect(fx.played.player), { turn: -20, to: topRect });
   // drawn cards fly from the deck: yours face up into the hand, others' face down to their seat

@@ -2,7 +2,7 @@
 // out to fit its box, and the player's row under it: avatar, score, cards against the mercy limit.
 import { cardFace, cardName, sortHand } from "../cards.js";
 import { legal, me } from "../core.js";
-import { h, replace } from "../dom.js";
+import { h, removeEl, replace } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
 import { onCard } from "./actions.js";
@@ -39,14 +39,18 @@ export function renderHand(v, fx) {
     const drawn = !drawnMarked && g.drawn === code;
     if (drawn) drawnMarked = true;
     btn.classList.toggle("drawn", drawn);
-    btn.setAttribute("aria-disabled", String(!playable));
-    btn.setAttribute("aria-label", `${cardName(code)}, ${playable ? t("table.playable") : t("table.notPlayable")}${drawn ? `, ${t("table.justDrawn")}` : ""}`);
+    const state = `${playable}|${drawn}`;
+    if (btn.handState !== state) { // its words only when they change (cards keep theirs across most patches)
+      btn.handState = state;
+      btn.setAttribute("aria-disabled", String(!playable));
+      btn.setAttribute("aria-label", `${cardName(code)}, ${playable ? t("table.playable") : t("table.notPlayable")}${drawn ? `, ${t("table.justDrawn")}` : ""}`);
+    }
     if (T.hand.children[i] !== btn) T.hand.insertBefore(btn, T.hand.children[i] || null);
   });
   const keep = new Set(keys);
   for (const [key, btn] of T.cards) {
     if (!keep.has(key)) {
-      btn.remove();
+      removeEl(btn);
       T.cards.delete(key);
     }
   }
@@ -134,6 +138,10 @@ export function renderMine(v) {
   note.textContent = meP.eliminated ? t("table.youEliminated") : "";
   const limit = v.room.rules.mercy_limit;
   const n = meP.cards;
+  // built again only when what it shows changed (not on every patch)
+  const sig = [meP.name, meP.hue, v.room.rules.scoring ? meP.score : null, n, limit, !!meP.eliminated].join("|");
+  if (T.mineSig === sig && T.mine.firstChild) return;
+  T.mineSig = sig;
   const pct = Math.min(100, Math.round((n / limit) * 100));
   replace(T.mine,
     avatar(meP),

@@ -1,7 +1,7 @@
 // The opponents' chips, one per seat in play order from the player's left: name, badges, cards left
 // against the mercy limit, UNO and stack flags, turn timer and the button to catch them.
 import { S, botLevel, legal, reducedMotion, secondsLeft } from "../core.js";
-import { h, replace } from "../dom.js";
+import { h, replace, setHidden } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
 import { directionArrows } from "../ring.js";
@@ -45,10 +45,26 @@ function updateChip(c, p, v) {
   c.li.classList.toggle("out", !!p.eliminated);
   c.li.classList.toggle("offline", !p.connected);
   c.li.classList.toggle("winner", !!(g && g.winner === p.id));
+  // the chip's words and badges only when something they show changed: built again on every patch,
+  // they were new elements to style and lay out each time
+  const level = p.bot ? botLevel(p) : null;
+  const stackOn = g && g.stack && g.stack.target === p.id && !g.winner ? g.stack.total : 0;
+  const sig = [p.name, level, v.room.host === p.id, g?.dealer === p.id, rules.scoring ? p.score : 0, p.connected,
+    p.cards, limit, p.eliminated, p.uno, stackOn].join("|");
+  if (c.sig !== sig) {
+    c.sig = sig;
+    drawChip(c, p, v, level, stackOn);
+  }
+  timerAndCatch(c, p, v, turn);
+}
+
+function drawChip(c, p, v, level, stackOn) {
+  const g = v.game;
+  const rules = v.room.rules;
+  const limit = rules.mercy_limit;
   c.name.textContent = p.name;
   const badges = [];
   if (p.bot) {
-    const level = botLevel(p);
     badges.push(h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
       level ? [h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)] : t("lobby.botTag")));
   }
@@ -71,8 +87,13 @@ function updateChip(c, p, v) {
   const status = [];
   if (p.eliminated) status.push(h("span.flag.flag-out", { title: t("table.eliminatedLong") }, t("table.eliminated")));
   else if (p.uno) status.push(h("span.flag.flag-uno", "UNO"));
-  if (g && g.stack && g.stack.target === p.id && !g.winner) status.push(h("span.flag.flag-stack", `+${g.stack.total}`));
+  if (stackOn) status.push(h("span.flag.flag-stack", `+${stackOn}`));
   replace(c.status, status);
+}
+
+function timerAndCatch(c, p, v, turn) {
+  const g = v.game;
+  const rules = v.room.rules;
   // turn timer
   if (turn && g.turn_deadline && rules.turn_timer_s) {
     c.timer.hidden = false;
@@ -93,7 +114,7 @@ function updateChip(c, p, v) {
     c.catchBtn.textContent = t("table.catchShort", { s: secondsLeft(exposed.until) });
     c.catchBtn.disabled = (S.ui.catchCool.get(p.id) || 0) > Date.now();
   } else {
-    c.catchBtn.hidden = true;
+    setHidden(c.catchBtn, true);
     delete c.catchBtn.dataset.deadline;
   }
   c.li.classList.toggle("exposed", !!exposed);
@@ -152,6 +173,7 @@ function arc(ul) {
   const mid = (chips.length - 1) / 2;
   chips.forEach((li, i) => {
     const d = mid && !rows ? Math.abs(i - mid) / mid : 0;
-    li.style.setProperty("--lift", `${Math.round(d * d * 14)}px`);
+    const lift = `${Math.round(d * d * 14)}px`;
+    if (li.style.getPropertyValue("--lift") !== lift) li.style.setProperty("--lift", lift);
   });
 }
