@@ -101,8 +101,14 @@ def take_turn(page) -> bool:
     if s["turn"] != "me":
         return False
     if s["uno"] == "false":  # two cards: call UNO with the next play
-        page.click("button[data-key=uno]")
-        page.wait_for_selector("button[data-key=uno][aria-pressed=true]")
+        # the table may change between the read and the click (a catch, a timer): if the button
+        # is not armed after the click, the caller reads the page again
+        if not _click_if_still_there(page, "button[data-key=uno]"):
+            return False
+        try:
+            page.wait_for_selector("button[data-key=uno][aria-pressed=true]", timeout=3000)
+        except PlaywrightError:
+            return False
     if s["playable"]:
         try:
             # near the left edge: in a big hand the next card lies over the rest of this one
