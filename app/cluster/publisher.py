@@ -157,12 +157,7 @@ class Publisher:
 
     async def published(self, channel: bytes | str, payload: bytes) -> int:
         """``publish`` for a caller that waits: the receiver count (raises the error)."""
-        future: asyncio.Future[int | Exception] = asyncio.get_running_loop().create_future()
-        self.publish(channel, payload, lambda result: future.done() or future.set_result(result))
-        result = await future
-        if isinstance(result, Exception):
-            raise result
-        return result
+        return await published_by(self.publish, channel, payload)
 
     async def _open(self) -> None:
         loop = asyncio.get_running_loop()
@@ -233,3 +228,13 @@ class Publisher:
 
     def close(self) -> None:
         self.abort()
+
+
+async def published_by(publish: Callable[..., None], channel: bytes | str, payload: bytes) -> int:
+    """Wait for a callback-style ``publish``: the receiver count, or its error raised."""
+    future: asyncio.Future[int | Exception] = asyncio.get_running_loop().create_future()
+    publish(channel, payload, lambda result: future.done() or future.set_result(result))
+    result = await future
+    if isinstance(result, Exception):
+        raise result
+    return result

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from redis.exceptions import ResponseError
 
-from app.cluster.publisher import Publisher, Then
+from app.cluster.publisher import Publisher, Then, published_by
 from app.storage.shards import Address, ShardMap, node_url
 
 
@@ -89,12 +89,7 @@ class ShardedPublisher:
         pub.publish(channel, payload, self._watch(then), reply=reply)
 
     async def published(self, channel: bytes | str, payload: bytes) -> int:
-        future: asyncio.Future[int | Exception] = asyncio.get_running_loop().create_future()
-        self.publish(channel, payload, lambda result: future.done() or future.set_result(result))
-        result = await future
-        if isinstance(result, Exception):
-            raise result
-        return result
+        return await published_by(self.publish, channel, payload)
 
     def stalled(self, after_s: float) -> bool:
         return any(pub.stalled(after_s) for pub in self._pubs.values())
