@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from app.cluster.subscriber import Subscriber
+from app.cluster.subscriber import RETRY_AFTER_S, Subscriber
 from app.storage.shards import Address, ShardMap, node_url
 
 log = logging.getLogger("mercyless.subscriber")
@@ -93,28 +93,38 @@ class ShardedSubscriber:
                 task.cancel()
 
     async def _route_again(self) -> None:
-        moved = False
+        """Put every channel on its slot's owner. The local sockets are caught up only once a
+        moved channel is confirmed where it now lives: a catch-up read before that could miss a
+        commit published in between (a node still connecting catches up itself as its
+        subscriptions are confirmed; one that did not confirm in time is routed again later)."""
+        moves: list[tuple[Subscriber, bytes]] = []
         for name in list(self.channels):
             address = self.shards.owner(name)
             before = self._where.get(name)
-            if before == address and name in self._node(address).channels:
+            node = self._node(address)
+            if before == address and name in node.confirmed:
                 continue
-            if before is not None and before in self._subs:
+            if before is not None and before != address and before in self._subs:
                 old = self._subs[before][0]
                 if name in old.channels:
                     with contextlib.suppress(Exception):
                         await old.unsubscribe(name.decode())
             self._where[name] = address
-            moved = True
-            with contextlib.suppress(ConnectionError, TimeoutError, OSError):
-                await self._node(address).subscribe(name.decode())
+            moves.append((node, name))
         live = set(self.shards.primaries())
         for address in [a for a, (sub, _) in self._subs.items() if not sub.channels and a not in live]:
             self._subs.pop(address)[1].cancel()
-        if moved:
-            self.reroutes += 1
-            log.info("cluster channels moved: catching up")
+        if not moves:
+            return
+        self.reroutes += 1
+        log.info("cluster channels moved: catching up")
+        results = await asyncio.gather(*(node.subscribe(name.decode()) for node, name in moves),
+                                       return_exceptions=True)
+        if any(r is None for r in results):
             self._on_reconnect()
+        if any(isinstance(r, BaseException) and not isinstance(r, ConnectionError) for r in results):
+            # not confirmed in time (a node refusing the slot, a reply lost): try again shortly
+            asyncio.get_running_loop().call_later(RETRY_AFTER_S, self._reroute.set)
 
     async def close(self) -> None:
         for sub, task in self._subs.values():

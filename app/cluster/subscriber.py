@@ -49,6 +49,7 @@ class Subscriber:
         self._on_reconnect = on_reconnect
         self._confirm_timeout_s = confirm_timeout_s
         self.channels: set[bytes] = set()
+        self.confirmed: set[bytes] = set()  # channels Redis confirmed on this connection
         self._writer: asyncio.StreamWriter | None = None
         self._waiting: dict[bytes, list[asyncio.Future[None]]] = {}
         self._last_heard = 0.0
@@ -73,6 +74,7 @@ class Subscriber:
     async def unsubscribe(self, channel: str) -> None:
         name = channel.encode()
         self.channels.discard(name)
+        self.confirmed.discard(name)
         if self._writer is not None:
             self._writer.write(pack(self._unsub, name))
 
@@ -161,12 +163,15 @@ class Subscriber:
             except Exception:  # one bad message must not stop the others
                 log.exception("bad commit message")
         elif kind == subscribed:
+            if reply[1] in self.channels:
+                self.confirmed.add(reply[1])
             for confirmed in self._waiting.pop(reply[1], []):
                 if not confirmed.done():
                     confirmed.set_result(None)
         elif kind == unsubscribed and reply[1] in self.channels and self._on_moved is not None:
             # not asked for: the channel's slot moved to another node (a reshard, a failover)
             self.channels.discard(reply[1])
+            self.confirmed.discard(reply[1])
             self._on_moved(reply[1])
 
     async def _ping(self, writer: asyncio.StreamWriter) -> None:
@@ -180,6 +185,7 @@ class Subscriber:
 
     def _down(self) -> None:
         self._writer = None
+        self.confirmed.clear()
         self.connected.clear()
         self.disconnected.set()
         waiting, self._waiting = self._waiting, {}

@@ -34,6 +34,7 @@ from engine import Action, Event
 EXPIRY_MARGIN_MS = 2000  # Redis's clock and ours differ a little; a tick must find the room gone
 log = logging.getLogger("mercyless.room")
 MAX_RETRIES = 8
+CATCH_UP_RETRY_S = 0.5  # a catch-up that could not read the room tries again this much later
 #: events a welcome carries (protocol addition ``welcome.log``), so a player who reloads or
 #: comes back, or a spectator who just came, sees what happened lately
 RECENT_EVENTS = 40
@@ -87,7 +88,13 @@ class RoomActor:
         elif loaded is None or loaded.room.version < version:
             try:
                 found = await self.services.store.load(self.code)
-            except RedisError:  # the hub catches every local socket up when Redis is back
+            except RedisError:
+                # Redis is back later: read again then. A lost subscription's catch-up may come
+                # while its node is still taking over (a cluster's failover), and nothing else
+                # would catch these sockets up on the commit whose message died with the old node
+                if self.services.sockets.get(self.code):
+                    asyncio.get_running_loop().call_later(CATCH_UP_RETRY_S, self.submit_remote,
+                                                          None, [], None)
                 return
             if found is None:
                 return

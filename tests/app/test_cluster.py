@@ -117,11 +117,6 @@ def assert_sharded(cluster: LocalCluster) -> None:
     assert calls.get("cmdstat_wait", 0) > 0, calls
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "known bug, open in issue #28: under a loaded machine one room's update can be lost with the "
-    "killed primary (a client stuck one version behind); the catch-up after re-subscribing is "
-    "not retried when the promoted node is not serving yet. Passes alone; failed in 2 of the "
-    "last 2 full runs"))
 async def test_rooms_on_every_shard_play_through_a_primarys_failover(on_cluster):
     cluster, servers = on_cluster
     client = RedisCluster.from_url(cluster.url)
