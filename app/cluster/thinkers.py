@@ -25,7 +25,7 @@ from engine.ai.think import Thought, think
 
 log = logging.getLogger("mercyless.bots")
 
-WORKER_NICENESS = 10  # the server's own loop comes first when the cores are busy
+WORKER_NICENESS = 19  # where there is no idle class: the server's own loop comes first
 MIN_BUDGET_MS = 2.0  # a search always samples at least one world; this is what it aims for
 
 
@@ -33,8 +33,13 @@ def _start_worker(parent: int) -> None:
     """In each worker, first: a lower priority, and a watch on the server process. A server
     killed (SIGKILL, or a stop that did not finish) cannot shut its pool down, and its workers
     would go on with what was queued, then wait for ever: they leave once their parent is gone."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(WORKER_NICENESS)
+    try:
+        # idle class: a search only gets the cores no table wants; its budget is wall time, so
+        # on a busy machine a bot simply samples fewer worlds
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (OSError, AttributeError):  # not Linux: the lowest plain priority
+        with contextlib.suppress(OSError, AttributeError):
+            os.nice(WORKER_NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -7,6 +7,7 @@ bot's memory, nothing more; under load each search gets less time, never the tab
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 import fakeredis
@@ -169,6 +170,19 @@ def test_under_load_each_search_gets_less_time():
     assert pool.budget_ms() == 20.0
     pool.busy = 1000
     assert pool.budget_ms() == MIN_BUDGET_MS
+
+
+async def test_a_worker_only_gets_the_cores_no_table_wants():
+    """Linux's idle class, not a nice level: at nice 10 a busy worker still took a tenth of a
+    core from the server's loop whenever both wanted it."""
+    pool = BotPool(1, 5.0)
+    try:
+        worker = await asyncio.wait_for(asyncio.wrap_future(pool._executor().submit(os.getpid)), 60)
+        assert worker != os.getpid()
+        assert os.sched_getscheduler(worker) == os.SCHED_IDLE
+        assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the server itself keeps its class
+    finally:
+        pool.close()
 
 
 async def test_hard_bots_play_through_real_workers():
