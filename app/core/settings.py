@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # a hard bot's search per decision in a worker process (BOT_WORKERS); less while the
     # workers have more searches than they can make at once
     hard_bot_budget_ms: float = 40.0
+    # a search not back this long after it was asked (the workers starved of CPU) is dropped:
+    # the next tick decides on the loop with bot_inline_budget_ms
+    bot_search_overdue_ms: int = Field(default=1_500, gt=0)
 
     # timers (rules.md "Timers"); the clock speed lets tests run long timers quickly
     reconnect_grace_ms: int = 100_000

@@ -51,7 +51,8 @@ class RoomActor:
         # room over starts with none)
         self.recent: deque[Event] = deque(maxlen=RECENT_EVENTS)
         self._kind = "tick"
-        self._thinking: set[tuple[str, int]] = set()  # (bot, version) searched for by a worker
+        # (bot, version) searched for by a worker -> when it was asked (ms)
+        self._thinking: dict[tuple[str, int], int] = {}
 
     def submit(self, intent: Intent) -> asyncio.Future[dict[str, Any]]:
         """Queue ``intent``; the future is its answer."""
@@ -303,20 +304,26 @@ class RoomActor:
     def _think(self, loaded: Loaded, player: str, level: str, now: int) -> Action | None:
         """``player``'s move: decided here when that is quick, else searched for by a worker
         (raises ``Thinking``; the move comes back as a ``bot_move`` for this version). A tick
-        that fires again while the search runs does not start another."""
+        that fires again while the search runs does not start another; one that finds the
+        search overdue (the workers starved of CPU) decides here, so the table never waits on
+        them (the search's late answer is for an older version then, and is dropped)."""
         services = self.services
         thinker = services.thinker
         if thinker is None or level not in bot_seats.SEARCHING:
             return bot_seats.decide_here(loaded, player, level, now, services.settings)
         asked = (player, loaded.room.version)
-        if asked not in self._thinking:
-            self._thinking.add(asked)
+        since = self._thinking.get(asked)
+        if since is not None and now - since >= services.settings.bot_search_overdue_ms:
+            log.info("bot search overdue: decided on the loop", extra={"room": self.code})
+            return bot_seats.decide_here(loaded, player, level, now, services.settings)
+        if since is None:
+            self._thinking[asked] = now
             thought = bot_seats.thought(loaded, player, level, now, services.settings, thinker.budget_ms())
             thinker.submit(thought).add_done_callback(partial(self._thought, asked))
         raise Thinking
 
     def _thought(self, asked: tuple[str, int], done: asyncio.Future[Action | None]) -> None:
-        self._thinking.discard(asked)
+        self._thinking.pop(asked, None)
         action = None
         if not done.cancelled():
             if done.exception() is not None:

@@ -139,6 +139,35 @@ async def test_a_search_for_an_older_version_is_never_applied_and_the_bot_is_ask
     hub.actor(CODE).task.cancel()
 
 
+async def test_a_search_the_workers_never_answer_does_not_hold_the_table():
+    """Workers starved of CPU (their idle class on a saturated machine) answer late or never: a
+    tick that finds the search overdue decides on the loop, and the late answer is dropped."""
+    clock = StepClock()
+    hub = Hub(Settings(bot_delay_ms=0, bot_workers=0, bot_search_overdue_ms=1500),
+              RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000), clock, publishes=False)
+    thinker = hub.services.thinker = HeldThinker()
+    host, bot = await _room(hub, clock)
+    await _host_moves(hub, host, clock)
+    if hub.actor(CODE).loaded.game.winner is not None:  # type: ignore[union-attr]
+        return  # (a one-card round: nothing to check)
+    assert _actor(hub) == bot
+    version = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
+    await hub.submit(CODE, hub.actor(CODE).tick_intent())
+    clock.ms += 1499
+    await hub.submit(CODE, hub.actor(CODE).tick_intent())  # not overdue yet: still waiting
+    assert len(thinker.asked) == 1
+    assert hub.actor(CODE).loaded.room.version == version  # type: ignore[union-attr]
+    clock.ms += 1
+    await hub.submit(CODE, hub.actor(CODE).tick_intent())
+    decided = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
+    assert decided > version  # the bot moved without its search
+    first, late = thinker.asked[0]
+    late.set_result(think(first))
+    await _settle(hub)
+    assert hub.actor(CODE).loaded.room.version == decided  # the late answer changed nothing
+    hub.actor(CODE).task.cancel()
+
+
 async def test_a_failed_search_is_made_on_the_loop():
     clock = StepClock()
     hub = Hub(Settings(bot_delay_ms=0, bot_workers=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000),
