@@ -147,6 +147,46 @@ async def test_a_stranger_who_came_in_mid_round_can_be_removed_and_stays_out(ser
         await c.close()
 
 
+async def test_a_rematch_with_too_few_seats_left_is_refused_not_crashed(server):
+    """Removing every other seat after a round, then ``rematch``, dealt a one-player round: the
+    engine refused it with a ValueError, a traceback in the log and ``internal`` on the wire
+    (with no seat left at all, a ZeroDivisionError)."""
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    await _finish_round(ann, bob)
+    await ok(ann, {"type": "remove_seat", "player_id": bob.you})
+    await level([ann])
+    await refused(ann, {"type": "rematch"}, "not_enough_players")
+    # a newcomer (seated: the round is over) makes the second seat
+    cat = await Client(server, ann.code, server.join(ann.code, "Cat")["token"]).connect()
+    await level([ann, cat])
+    await ok(ann, {"type": "rematch"})
+    await level([ann, cat])
+    assert ann.view["room"]["status"] == "playing" and len(ann.view["players"]) == 2
+    for c in (ann, bob, cat):
+        await c.close()
+
+
+async def test_a_host_watching_cannot_remove_themselves_and_leave_the_room_unrun(server):
+    """A spectator who ran the room (its players had left) could ``remove_seat`` their own id:
+    they were gone and barred, the room's host was nobody in it, and the people still watching
+    could never take it back to the lobby. ``leave`` is the way out; it passes the room on."""
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    cat = await Client(server, ann.code, server.join(ann.code, "Cat")["token"]).connect()
+    dan = await Client(server, ann.code, server.join(ann.code, "Dan")["token"]).connect()
+    await level([ann, bob, cat, dan])
+    await ok(ann, {"type": "leave"})
+    await ok(bob, {"type": "leave"})
+    await cat.until_view(lambda v: v["room"]["host"] == cat.you)
+    await cat.until_view(lambda v: v["room"]["status"] != "playing")  # the bots finish the round
+    await level([cat, dan])
+    assert [s["id"] for s in cat.view["room"]["spectators"]] == [cat.you, dan.you]
+    await refused(cat, {"type": "remove_seat", "player_id": cat.you}, "bad_message", dan)
+    await ok(cat, {"type": "leave"})
+    await dan.until_view(lambda v: v["room"]["host"] == dan.you)
+    for c in (ann, bob, cat, dan):
+        await c.close()
+
+
 async def test_the_host_removes_a_spectator_during_a_round(server):
     ann, bob = await started(server, ["Ann", "Bob"], QUICK)
     eve = await Client(server, ann.code, server.join(ann.code, "Eve")["token"]).connect()
