@@ -186,6 +186,8 @@ def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) ->
     room = loaded.room
     if room.host != player:
         raise Refused(Err.NOT_HOST, "only the host can do that")
+    if (locked is None or locked == room.locked) and not (readmit and room.barred):
+        raise NoChange  # acknowledged; nothing to commit or send
     if locked is not None:
         room.locked = locked
     if readmit:

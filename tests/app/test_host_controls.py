@@ -215,6 +215,23 @@ async def test_a_locked_room_takes_no_newcomer(server):
         await c.close()
 
 
+async def test_a_set_room_that_changes_nothing_commits_nothing(server):
+    """``set_room`` with nothing to change (no field, the lock it has, a readmit with nobody
+    barred) was committed and sent to everyone as a ``room_changed``: any host could make
+    every socket of the room take a patch per message. It is acknowledged, as ``set_bot`` of
+    the level a bot has is, and nothing is sent."""
+    ann, bob = await seated(server, ["Ann", "Bob"], QUICK)
+    for fields in ({}, {"locked": False}, {"readmit": True}, {"locked": None, "readmit": False}):
+        msg = {"type": "set_room", **fields}
+        await ok(ann, msg)
+        await quiet(ann, bob)
+    assert not [e for e in bob.events if e["kind"] == "room_changed"]
+    await ok(ann, {"type": "set_room", "locked": True})  # a change still goes out
+    await bob.until_view(lambda v: v["room"]["locked"] is True)
+    for c in (ann, bob):
+        await c.close()
+
+
 # -- the door's limits ------------------------------------------------------------------------------
 
 @pytest.mark.settings(max_spectators=2)
