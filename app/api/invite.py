@@ -8,9 +8,13 @@ from typing import Any
 import segno
 from fastapi import APIRouter, Query, Request, Response
 
+from app.api.rooms import ApiError
 from app.core.addresses import reachable_urls
+from app.core.protocol import Err
 
 router = APIRouter()
+#: the text's UTF-8 bytes (an invite link is ~40): drawing costs ~20-150 ms of the event
+#: loop at this size, so it is bounded in bytes, not characters, and counted per address
 QR_TEXT_MAX = 512
 
 
@@ -32,7 +36,15 @@ async def invite(request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/qr.svg", include_in_schema=False)
-async def qr_code(text: str = Query(min_length=1, max_length=QR_TEXT_MAX)) -> Response:
-    """``text`` as a QR code (SVG): the lobby shows the invite link this way."""
+async def qr_code(request: Request, text: str = Query(min_length=1, max_length=QR_TEXT_MAX)) -> Response:
+    """``text`` as a QR code (SVG): the lobby shows the invite link this way. Drawing one is
+    pure Python on the event loop, so a text's bytes are bounded and an address may ask for
+    ``QR_PER_MIN`` a minute."""
+    if len(text.encode("utf-8", "surrogatepass")) > QR_TEXT_MAX:
+        raise ApiError(400, Err.BAD_MESSAGE, f"text: at most {QR_TEXT_MAX} bytes")
+    hub = request.app.state.hub
+    address = request.client.host if request.client else "?"
+    if not await hub.quotas.take("qr", address, hub.settings.qr_per_min):
+        raise ApiError(429, Err.RATE_LIMITED, "too many QR codes from here: wait a minute")
     return Response(qr_svg(text), media_type="image/svg+xml",
                     headers={"Cache-Control": "public, max-age=86400"})

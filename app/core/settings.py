@@ -92,6 +92,7 @@ class Settings(BaseSettings):
     joins_per_min: int = Field(default=30, ge=0)  # successful HTTP joins per client address; 0 = no limit
     rooms_per_min: int = Field(default=10, ge=0)  # rooms created per client address; 0 = no limit
     max_rooms: int = Field(default=10_000, ge=0)  # rooms created within a room's lifetime; 0 = no limit
+    qr_per_min: int = Field(default=30, ge=0)  # QR codes drawn per client address; 0 = no limit
     outbox_limit: int = 256
     send_timeout_s: float = 10.0
     ws_ping_interval_s: float = 10.0

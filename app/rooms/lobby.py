@@ -158,12 +158,14 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
     room = loaded.room
     if room.host != player:
         raise Refused(Err.NOT_HOST, "only the host can do that")
+    if target == room.host:  # a host watching too: ``leave`` passes the room on
+        raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
     member: Seat | Spectator | None = room.spectator(target)
     if member is not None:
         room.spectators.remove(member)
     else:
         member = room.seat(target)
-        if member is None or target == room.host:
+        if member is None:
             raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
         if room.status == PLAYING:
             raise Refused(Err.NOT_IN_LOBBY, "seats are removed between rounds")
@@ -184,6 +186,8 @@ def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) ->
     room = loaded.room
     if room.host != player:
         raise Refused(Err.NOT_HOST, "only the host can do that")
+    if (locked is None or locked == room.locked) and not (readmit and room.barred):
+        raise NoChange  # acknowledged; nothing to commit or send
     if locked is not None:
         room.locked = locked
     if readmit:
@@ -222,12 +226,18 @@ def _seat_spectators(room: Room) -> list[Event]:
     return events
 
 
-def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
-    room = loaded.room
-    _verify_host_in_lobby(room, player)
+def _verify_enough_seats(room: Room) -> None:
+    """Two seats at least once the waiting spectators (screens aside) take the free ones:
+    seats are removed between rounds, so a ``rematch`` may find one or none left."""
     waiting = sum(not s.screen for s in room.spectators)
     if len(room.seats) + min(waiting, MAX_SEATS - len(room.seats)) < 2:
         raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
+
+
+def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
+    room = loaded.room
+    _verify_host_in_lobby(room, player)
+    _verify_enough_seats(room)
     events = _seat_spectators(room)  # a seat freed in the lobby goes to whoever waited for one
     if room.match_open:  # back from a round of this match: its next round
         room.match_open = False
@@ -244,6 +254,7 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
         raise Refused(Err.NOT_HOST, "only the host can start a rematch")
     if room.status not in (ROUND_OVER, MATCH_OVER):
         raise Refused(Err.NOT_OVER, "the round is still in play")
+    _verify_enough_seats(room)
     # spectators take free seats; eliminated players are dealt in again
     events = _seat_spectators(room)
     if room.status == MATCH_OVER:

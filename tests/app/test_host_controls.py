@@ -147,6 +147,46 @@ async def test_a_stranger_who_came_in_mid_round_can_be_removed_and_stays_out(ser
         await c.close()
 
 
+async def test_a_rematch_with_too_few_seats_left_is_refused_not_crashed(server):
+    """Removing every other seat after a round, then ``rematch``, dealt a one-player round: the
+    engine refused it with a ValueError, a traceback in the log and ``internal`` on the wire
+    (with no seat left at all, a ZeroDivisionError)."""
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    await _finish_round(ann, bob)
+    await ok(ann, {"type": "remove_seat", "player_id": bob.you})
+    await level([ann])
+    await refused(ann, {"type": "rematch"}, "not_enough_players")
+    # a newcomer (seated: the round is over) makes the second seat
+    cat = await Client(server, ann.code, server.join(ann.code, "Cat")["token"]).connect()
+    await level([ann, cat])
+    await ok(ann, {"type": "rematch"})
+    await level([ann, cat])
+    assert ann.view["room"]["status"] == "playing" and len(ann.view["players"]) == 2
+    for c in (ann, bob, cat):
+        await c.close()
+
+
+async def test_a_host_watching_cannot_remove_themselves_and_leave_the_room_unrun(server):
+    """A spectator who ran the room (its players had left) could ``remove_seat`` their own id:
+    they were gone and barred, the room's host was nobody in it, and the people still watching
+    could never take it back to the lobby. ``leave`` is the way out; it passes the room on."""
+    ann, bob = await started(server, ["Ann", "Bob"], QUICK)
+    cat = await Client(server, ann.code, server.join(ann.code, "Cat")["token"]).connect()
+    dan = await Client(server, ann.code, server.join(ann.code, "Dan")["token"]).connect()
+    await level([ann, bob, cat, dan])
+    await ok(ann, {"type": "leave"})
+    await ok(bob, {"type": "leave"})
+    await cat.until_view(lambda v: v["room"]["host"] == cat.you)
+    await cat.until_view(lambda v: v["room"]["status"] != "playing")  # the bots finish the round
+    await level([cat, dan])
+    assert [s["id"] for s in cat.view["room"]["spectators"]] == [cat.you, dan.you]
+    await refused(cat, {"type": "remove_seat", "player_id": cat.you}, "bad_message", dan)
+    await ok(cat, {"type": "leave"})
+    await dan.until_view(lambda v: v["room"]["host"] == dan.you)
+    for c in (ann, bob, cat, dan):
+        await c.close()
+
+
 async def test_the_host_removes_a_spectator_during_a_round(server):
     ann, bob = await started(server, ["Ann", "Bob"], QUICK)
     eve = await Client(server, ann.code, server.join(ann.code, "Eve")["token"]).connect()
@@ -171,6 +211,23 @@ async def test_a_locked_room_takes_no_newcomer(server):
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "room_locked"
     await ok(ann, {"type": "set_room", "locked": False})
     assert _join(server, ann.code, "Cat").status_code == 200
+    for c in (ann, bob):
+        await c.close()
+
+
+async def test_a_set_room_that_changes_nothing_commits_nothing(server):
+    """``set_room`` with nothing to change (no field, the lock it has, a readmit with nobody
+    barred) was committed and sent to everyone as a ``room_changed``: any host could make
+    every socket of the room take a patch per message. It is acknowledged, as ``set_bot`` of
+    the level a bot has is, and nothing is sent."""
+    ann, bob = await seated(server, ["Ann", "Bob"], QUICK)
+    for fields in ({}, {"locked": False}, {"readmit": True}, {"locked": None, "readmit": False}):
+        msg = {"type": "set_room", **fields}
+        await ok(ann, msg)
+        await quiet(ann, bob)
+    assert not [e for e in bob.events if e["kind"] == "room_changed"]
+    await ok(ann, {"type": "set_room", "locked": True})  # a change still goes out
+    await bob.until_view(lambda v: v["room"]["locked"] is True)
     for c in (ann, bob):
         await c.close()
 

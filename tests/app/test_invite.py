@@ -41,7 +41,8 @@ def test_the_console_says_who_can_open_the_server(monkeypatch):
 
 @pytest.fixture(scope="module")
 def servers():
-    started = {"alone": ServerProcess().start(), "public": ServerProcess(public_url="https://uno.example.org").start()}
+    started = {"alone": ServerProcess().start(), "public": ServerProcess(public_url="https://uno.example.org").start(),
+               "qr3": ServerProcess(qr_per_min=3).start()}
     yield started
     for proc in started.values():
         assert "Traceback" not in proc.stop()
@@ -62,6 +63,20 @@ def test_the_qr_code_carries_the_link(servers):
     assert qr_svg(link) != qr_svg(link + "X")
     too_long = httpx.get(f"{servers['alone'].url}/api/qr.svg", params={"text": "x" * 600})
     assert too_long.status_code == 400
+
+
+def test_a_qr_code_is_bounded_in_bytes_and_per_address(servers):
+    """Drawing a QR code is pure Python on the event loop: 512 emoji (2 KB of UTF-8, under the
+    old 512-character cap) took ~150 ms, and anyone could ask for them with no limit, stalling
+    every room of the process. The text is bounded in bytes; an address gets QR_PER_MIN."""
+    url = f"{servers['qr3'].url}/api/qr.svg"
+    big = httpx.get(url, params={"text": "\U0001F600" * 200})  # 800 bytes
+    assert big.status_code == 400 and big.json()["error"]["code"] == "bad_message", big.text[:200]
+    assert httpx.get(url, params={"text": "é" * 256}).status_code == 200  # 512 bytes: fits
+    for n in range(2):
+        assert httpx.get(url, params={"text": f"http://192.168.1.20:8000/r/ABCDE{n}"}).status_code == 200
+    limited = httpx.get(url, params={"text": "http://192.168.1.20:8000/r/ABCDEF"})
+    assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate_limited"
 
 
 def test_an_invite_path_with_a_slash_gets_the_client_not_a_json_404(servers):
