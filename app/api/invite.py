@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+from functools import lru_cache
 from typing import Any
 
 import segno
@@ -13,11 +15,12 @@ from app.core.addresses import reachable_urls
 from app.core.protocol import Err
 
 router = APIRouter()
-#: the text's UTF-8 bytes (an invite link is ~40): drawing costs ~20-150 ms of the event
-#: loop at this size, so it is bounded in bytes, not characters, and counted per address
+#: the text's UTF-8 bytes (an invite link is ~40): drawing costs ~20-150 ms of pure Python at
+#: this size, so it is bounded in bytes, not characters, and counted per address
 QR_TEXT_MAX = 512
 
 
+@lru_cache(maxsize=64)  # a room's guests ask for the same invite link's code
 def qr_svg(text: str) -> bytes:
     """A standalone SVG document (with its namespace: a browser draws it in an ``<img>``)."""
     out = io.BytesIO()
@@ -38,13 +41,13 @@ async def invite(request: Request) -> dict[str, Any]:
 @router.get("/api/qr.svg", include_in_schema=False)
 async def qr_code(request: Request, text: str = Query(min_length=1, max_length=QR_TEXT_MAX)) -> Response:
     """``text`` as a QR code (SVG): the lobby shows the invite link this way. Drawing one is
-    pure Python on the event loop, so a text's bytes are bounded and an address may ask for
-    ``QR_PER_MIN`` a minute."""
+    pure Python: it runs in a thread (the loop keeps its turns, the GIL switching every few
+    ms), a text's bytes are bounded and an address may ask for ``QR_PER_MIN`` a minute."""
     if len(text.encode("utf-8", "surrogatepass")) > QR_TEXT_MAX:
         raise ApiError(400, Err.BAD_MESSAGE, f"text: at most {QR_TEXT_MAX} bytes")
     hub = request.app.state.hub
     address = request.client.host if request.client else "?"
     if not await hub.quotas.take("qr", address, hub.settings.qr_per_min):
         raise ApiError(429, Err.RATE_LIMITED, "too many QR codes from here: wait a minute")
-    return Response(qr_svg(text), media_type="image/svg+xml",
+    return Response(await asyncio.to_thread(qr_svg, text), media_type="image/svg+xml",
                     headers={"Cache-Control": "public, max-age=86400"})
