@@ -154,7 +154,7 @@ def set_bot(loaded: Loaded, player: str, target: str, level: str) -> list[Event]
 def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
     """The host removes a seat between rounds (a bot, or a human), or a spectator at any time.
     A removed human is barred: their name and the address they joined from cannot join the
-    room again unless the host readmits them (``set_room``)."""
+    room again unless the host readmits them (``set_room``); a removed screen, its address."""
     room = loaded.room
     if room.host != player:
         raise Refused(Err.NOT_HOST, "only the host can do that")
@@ -172,11 +172,16 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
         room.seats.remove(member)
         room.scores.pop(target, None)
     if not (isinstance(member, Seat) and member.bot and not member.away):
-        room.barred.append(name_key(member.name))
+        bars = []
+        # a screen's name is its default ("TV") more often than not: barring it would shut out
+        # every other screen, so a screen is barred by its address only
+        if not (isinstance(member, Spectator) and member.screen):
+            bars.append(name_key(member.name))
         # the address too, unless it is the host's own: friends at the host's home share it
         host = room.seat(room.host) or room.spectator(room.host)
         if member.joined_from is not None and (host is None or member.joined_from != host.joined_from):
-            room.barred.append(member.joined_from)
+            bars.append(member.joined_from)
+        room.barred.extend(b for b in bars if b not in room.barred)
     return [_event(EventKind.LEFT, player=target, removed=True, by=player)]
 
 

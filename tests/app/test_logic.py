@@ -84,6 +84,27 @@ def test_a_removed_stranger_is_barred_by_name_and_address_but_the_hosts_home_sta
     lobby.join(loaded, "Zed", address="203.0.113.50")
 
 
+def test_a_removed_screen_bars_its_address_not_the_name_every_screen_has():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
+    loaded = Loaded(room)
+    stranger = lobby.join(loaded, "TV", address="203.0.113.50", screen=True)[0]
+    lobby.remove_seat(loaded, host, stranger)
+    with pytest.raises(Refused) as refused:
+        lobby.join(loaded, "TV", address="203.0.113.50", screen=True)
+    assert refused.value.code == "barred"
+    lobby.join(loaded, "TV", address="192.0.2.9", screen=True)  # the living room's own screen
+    lobby.join(loaded, "Tv", address="192.0.2.10")  # and a friend called Tv
+
+
+def test_two_people_of_one_name_removed_bar_the_name_once():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
+    loaded = Loaded(room)
+    zeds = [lobby.join(loaded, "Zed", address=a)[0] for a in ("203.0.113.50", "203.0.113.51")]
+    for zed in zeds:
+        lobby.remove_seat(loaded, host, zed)
+    assert len(room.barred) == len(set(room.barred)) == 3  # the name once, and each address
+
+
 def test_a_refused_start_changes_nothing_and_a_waiting_spectator_takes_a_freed_seat():
     room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
     loaded = Loaded(room)
