@@ -86,3 +86,37 @@ def test_the_tv_on_a_phone_and_the_show_on_tv_link(pages, web_server, artifacts)
     expect(tv.locator(".tv-discard .card")).to_be_visible()
     assert tv.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth")
     tv.screenshot(path=str(artifacts / "tv-phone.png"))
+
+
+def test_the_tv_keeps_the_nights_matches_won_past_the_match(pages, web_server, artifacts):
+    """The TV's scores are the match's; beside them, the matches each player won tonight, from
+    the night's record, still there once the next match starts."""
+    made = web_server.create("Ann", rules={**QUICK, "target_score": 100})
+    code = made["code"]
+    host = pages.new()
+    seat_browser(host, web_server, code, made)
+    tv = pages.new(viewport={"width": 1280, "height": 800})
+    tv.goto(f"/tv/{code}")
+    add_bot(host, "easy")
+    host.get_by_role("button", name="Start the game").click()
+    expect(tv.locator(".tv-discard .card")).to_be_visible()
+    for _ in range(12):  # rounds until one wins the match (a round's points reach 100)
+        play_until_over([host], limit_s=60)
+        if host.evaluate("() => document.body.dataset.status") == "match_over":
+            break
+        host.get_by_role("button", name="Next round").click()
+        host.wait_for_function("() => document.body.dataset.status === 'playing'")
+    else:
+        raise AssertionError("no match won in 12 rounds")
+    winner = tv.locator(".tv-scores li.win")
+    expect(winner).to_have_count(1)
+    expect(winner.locator(".tv-won")).to_have_text("★ 1")
+    expect(tv.locator(".tv-won")).to_have_count(1)
+    expect(tv.locator(".tv-legend")).to_have_text("★ matches won tonight")
+    won_by = winner.get_attribute("data-player")
+    host.get_by_role("button", name="New match").click()
+    host.wait_for_function("() => document.body.dataset.status === 'playing'")
+    tv.wait_for_function("() => document.body.dataset.status === 'playing'")
+    tv.reload()  # and from the record alone, as a screen that comes back
+    expect(tv.locator(f'.tv-scores li[data-player="{won_by}"] .tv-won')).to_have_text("★ 1")
+    tv.screenshot(path=str(artifacts / "tv-night.png"))

@@ -10,7 +10,7 @@ import { avatar } from "./lobby.js";
 import { directionArrows, keepInside, place, seatAngles } from "./ring.js";
 
 const LINES = 7;
-const V = { code: null, names: new Map(), lines: [], refs: null, view: null, skew: 0 };
+const V = { code: null, names: new Map(), lines: [], refs: null, view: null, skew: 0, won: new Map() };
 
 export function resetTv(code) {
   V.code = code;
@@ -18,6 +18,21 @@ export function resetTv(code) {
   V.lines = [];
   V.refs = null;
   V.view = null;
+  V.won = new Map();
+}
+
+/** The night's record (GET .../history): matches won tonight, per player, beside the scores.
+ * Returns how many matches the record has a winner for. */
+export function tvNight(history) {
+  V.won = new Map();
+  let decided = 0;
+  for (const m of history?.matches || []) {
+    if (!m.winner) continue;
+    decided += 1;
+    V.won.set(m.winner, (V.won.get(m.winner) || 0) + 1);
+  }
+  if (V.view && V.refs) renderSide(V.view);
+  return decided;
 }
 
 /** The view on the big screen (null before its first). */
@@ -51,13 +66,14 @@ function build(root) {
   const latest = h("ol.tv-latest");
   const scores = h("ol.tv-scores");
   const scoresH = h("h2.tv-h");
+  const legend = h("p.tv-legend", { hidden: true });
   const qr = h("img.tv-qr", { alt: t("lobby.qrAlt"), width: 180, height: 180, decoding: "async" });
   const joinUrl = h("code.tv-url");
   const join = h("section.tv-join", h("h2.tv-h", t("tv.join")), qr, h("p.tv-code", V.code), joinUrl);
   const side = h("aside.tv-side", turn, stack, h("section.tv-box", h("h2.tv-h", t("tv.latest")), latest),
-    h("section.tv-box", scoresH, scores), join);
+    h("section.tv-box", scoresH, scores, legend), join);
   replace(root, h("div.tv-grid", ring, side));
-  V.refs = { root, lang: lang(), seats, chips: new Map(), arrows, center, turn, stack, latest, scores, scoresH, qr, joinUrl, dir: null, centerKey: null };
+  V.refs = { root, lang: lang(), seats, chips: new Map(), arrows, center, turn, stack, latest, scores, scoresH, legend, qr, joinUrl, dir: null, centerKey: null };
   inviteBase().then(() => showJoin()).catch(() => showJoin());
 }
 
@@ -203,8 +219,13 @@ function renderSide(view) {
   const rules = view.room.rules;
   R.scoresH.textContent = rules.scoring ? t("tv.scores", { target: rules.target_score, round: view.room.round }) : t("tv.players");
   const rows = [...(view.players || [])].sort((a, b) => (rules.scoring ? b.score - a.score : 0));
+  const won = V.won;
   replace(R.scores, rows.map((p) => h("li", { "data-player": p.id, class: g && g.winner === p.id ? "win" : "" },
-    h("span.tv-score-name", p.name), rules.scoring ? h("b.tv-score", String(p.score)) : null)));
+    h("span.tv-score-name", p.name,
+      won.get(p.id) ? h("span.tv-won", { title: t("tv.matchesWon", { n: won.get(p.id) }) }, `★ ${won.get(p.id)}`) : null),
+    rules.scoring ? h("b.tv-score", String(p.score)) : null)));
+  R.legend.hidden = !won.size;
+  R.legend.textContent = won.size ? t("tv.wonLegend") : "";
   tvTick();
 }
 

@@ -6,14 +6,17 @@
 // is tried again every half minute.
 import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
-import { ApiError, RoomSocket } from "./net.js";
+import { Api, ApiError, RoomSocket } from "./net.js";
 import { app, brand, langSelect, settingsButton, shellParts } from "./shell.js";
-import { renderTv, resetTv, tvTick, tvEvents } from "./tv-view.js";
+import { renderTv, resetTv, tvEvents, tvNight, tvTick } from "./tv-view.js";
 
 const KEY = "mercyless.screens";
 const RETRY_MS = 30000;
 
-const screen = { code: null, sock: null, timer: null, tick: null };
+const NIGHT_RETRY_MS = 1500; // a finished match reaches the record a moment after the view
+const NIGHT_TRIES = 6;
+
+const screen = { code: null, sock: null, timer: null, tick: null, status: null, decided: 0, night: null };
 
 function stored() {
   try {
@@ -75,7 +78,24 @@ export function closeTv() {
   screen.sock = null;
   clearTimeout(screen.timer);
   clearInterval(screen.tick);
+  clearTimeout(screen.night);
   screen.code = null;
+  screen.status = null;
+  screen.decided = 0;
+}
+
+/** The night's matches won, read again until it holds `atLeast` decided matches (or tries run out). */
+async function night(code, token, atLeast = 0, tries = NIGHT_TRIES) {
+  clearTimeout(screen.night);
+  let decided = -1;
+  try {
+    decided = tvNight(await Api.history(code, token));
+  } catch {
+    // the record is extra: the table goes on without it
+  }
+  if (screen.code !== code) return;
+  if (decided >= 0) screen.decided = decided;
+  if (decided < atLeast && tries > 1) screen.night = setTimeout(() => night(code, token, atLeast, tries - 1), NIGHT_RETRY_MS);
 }
 
 async function connect(code) {
@@ -98,6 +118,10 @@ async function connect(code) {
       status(null);
       tvEvents(info.welcome && info.log ? info.log : [], info.events || [], view);
       renderTv(view, info);
+      const now = view.room.status;
+      if (info.welcome) night(code, cred.token);
+      else if (now === "match_over" && screen.status !== now) night(code, cred.token, screen.decided + 1);
+      screen.status = now;
     },
     onStatus: (s) => {
       document.body.dataset.conn = s;

@@ -402,6 +402,8 @@ export const en = {
   "tv.roundOver": "Round over",
   "tv.scores": "Scores · round {round} · to {target}",
   "tv.players": "Players",
+  "tv.matchesWon": "Matches won tonight: {n}",
+  "tv.wonLegend": "★ matches won tonight",
   "tv.gone": "Room {code} no longer exists.",
   "tv.locked": "Room {code} is locked: the screen tries again every half minute.",
   "tv.barred": "The host removed this screen from room {code}. Trying again every half minute.",

@@ -390,6 +390,8 @@ export const nl = {
   "tv.roundOver": "Ronde voorbij",
   "tv.scores": "Scores · ronde {round} · tot {target}",
   "tv.players": "Spelers",
+  "tv.matchesWon": "Potjes gewonnen vanavond: {n}",
+  "tv.wonLegend": "★ potjes gewonnen vanavond",
   "tv.gone": "Kamer {code} bestaat niet meer.",
   "tv.locked": "Kamer {code} is op slot: het scherm probeert het elke halve minuut opnieuw.",
   "tv.barred": "De host heeft dit scherm uit kamer {code} gehaald. Elke halve minuut een nieuwe poging.",
