@@ -207,3 +207,28 @@ def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(
     expect(chip.locator(".opp-name")).to_have_text(third["name"])
     colour = chip.locator(".avatar").evaluate("el => getComputedStyle(el).backgroundColor")
     assert colour == third["colour"]
+
+
+def test_the_host_sets_a_bots_level_on_the_round_over_panel(pages, web_server, artifacts):
+    made = web_server.create("Ann", rules={"deck": FIVES, "hand_size": 2, "turn_timer_s": 0})
+    code = made["code"]
+    host = pages.new()
+    seat_browser(host, web_server, code, made)
+    guest = pages.new(phone=True)
+    join_by_link(guest, code, "Bob")
+    add_bot(host, "easy")
+    expect(host.locator(".seatlist .seat")).to_have_count(3)
+    host.get_by_role("button", name="Start the game").click()
+    play_until_over([host, guest], limit_s=60)
+    bot = host.locator(".over-bots li")
+    expect(bot).to_have_count(1)
+    expect(guest.locator(".over-bots")).to_have_count(0)  # only the host sets levels
+    bot_id = bot.get_attribute("data-player")
+    name = bot.locator(".ob-name").inner_text()
+    host.get_by_label(f"Level of {name}").select_option("hard")
+    expect(guest.locator("#log")).to_contain_text(f"{name} now plays hard")
+    expect(host.get_by_label(f"Level of {name}")).to_have_value("hard")
+    host.locator(".over-panel").screenshot(path=str(artifacts / "round-over-bot-level.png"))
+    host.get_by_role("button", name="Next round").click()
+    chip = guest.locator(f".opp[data-player='{bot_id}']")
+    expect(chip.locator(".badge-bot")).to_contain_text("hard")

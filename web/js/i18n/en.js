@@ -256,6 +256,7 @@ export const en = {
   "over.rematch": "Next round",
   "over.newMatch": "New match",
   "over.toLobby": "Back to lobby",
+  "over.botLevels": "Bots for the next round",
   "over.waitHost": "Waiting for {name} to pick: the next round or back to the lobby…",
   "over.waitHostMatch": "Waiting for {name} to pick: a new match or back to the lobby…",
   "over.noScoring": "Scoring is off.",

@@ -246,6 +246,7 @@ export const nl = {
   "over.rematch": "Nog een ronde",
   "over.newMatch": "Nieuwe match",
   "over.toLobby": "Terug naar de lobby",
+  "over.botLevels": "Bots voor de volgende ronde",
   "over.waitHost": "Wachten tot {name} kiest: nog een ronde of terug naar de lobby…",
   "over.waitHostMatch": "Wachten tot {name} kiest: een nieuwe match of terug naar de lobby…",
   "over.noScoring": "Punten tellen staat uit.",

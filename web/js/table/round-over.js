@@ -1,11 +1,11 @@
 // The round-over and match-over panel: winner, reason, scores, the hands left, who watches, and
 // the host's next step (the next round or a new match, or back to the lobby).
 import { cardFace, sortHand } from "../cards.js";
-import { S, isHost, name, send } from "../core.js";
+import { S, botLevel, isHost, name, send } from "../core.js";
 import { h, replace } from "../dom.js";
 import { historyPanel } from "../history.js";
 import { lang, t } from "../i18n.js";
-import { spectatorList } from "../members.js";
+import { botLevelPicker, spectatorList } from "../members.js";
 import { matchReason, pointsExplained } from "./points.js";
 import { T } from "./state.js";
 
@@ -39,7 +39,8 @@ export function renderOverlay(v) {
   }
   const g = v.game;
   const watchers = (v.room.spectators || []).map((s) => `${s.id}${s.connected ? "+" : "-"}`).join();
-  const key = `${v.room.round}:${status}:${isHost()}:${v.room.host}:${lang()}:${v.players.map((p) => `${p.connected}`).join()}:${watchers}`;
+  const levels = v.players.map((p) => botLevel(p) || "").join();
+  const key = `${v.room.round}:${status}:${isHost()}:${v.room.host}:${lang()}:${v.players.map((p) => `${p.connected}`).join()}:${watchers}:${levels}`;
   if (T.overKey === key) return;
   const firstTime = !T.overKey || !T.overKey.startsWith(`${v.room.round}:${status}`);
   T.overKey = key;
@@ -65,6 +66,10 @@ export function renderOverlay(v) {
     ? [h("button.btn.primary.big.rematch", { type: "button", "data-key": "rematch", onclick: () => send("rematch") }, t(match ? "over.newMatch" : "over.rematch")),
       h("button.btn.big.to-lobby", { type: "button", "data-key": "to-lobby", onclick: () => send("lobby") }, t("over.toLobby"))]
     : h("p.note", { role: "status" }, t(match ? "over.waitHostMatch" : "over.waitHost", { name: name(v.room.host) }));
+  // the host sets the bots' levels for the next round here too, without a trip to the lobby
+  const bots = isHost() ? v.players.filter((p) => p.bot && botLevel(p)) : [];
+  const botLevels = bots.length ? h("div.over-bots", h("h3", t("over.botLevels")),
+    h("ul", bots.map((p) => h("li", { "data-player": p.id }, h("span.ob-name", p.name), botLevelPicker(p))))) : null;
   const panel = h("section.over-panel", { class: match ? "match" : "", role: "region", "aria-labelledby": "over-h" },
     h("p.over-kicker", t(match ? "over.match" : "over.round", { n: v.room.round })),
     h("h2#over-h.over-title", { tabindex: "-1" }, big),
@@ -73,6 +78,7 @@ export function renderOverlay(v) {
     rules.scoring ? h("div.scores", h("h3", t("over.scores", { target })), h("ol.score-list", rows)) : h("p.note", t("over.noScoring")),
     hands,
     spectatorList(v.room),
+    botLevels,
     h("div.over-actions", actions),
     historyPanel());
   replace(T.overlay, panel);
