@@ -171,6 +171,7 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
             raise Refused(Err.NOT_IN_LOBBY, "seats are removed between rounds")
         room.seats.remove(member)
         room.scores.pop(target, None)
+        room.gone[member.id] = member.name  # the finished round on the table still names them
     if not (isinstance(member, Seat) and member.bot and not member.away):
         bars = []
         # a screen's name is its default ("TV") more often than not: barring it would shut out
@@ -214,6 +215,7 @@ def back_to_lobby(loaded: Loaded, player: str) -> list[Event]:
     room.match_open = room.status == ROUND_OVER
     room.status = LOBBY
     loaded.game = None
+    room.gone = {}
     return [*events, _event(EventKind.LOBBY, player=player)]
 
 
@@ -290,6 +292,7 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     scores = [room.scores.get(p, 0) for p in players]
     state, events = new_game(players, rules, seed, dealer=dealer, scores=scores, now_ms=now_ms)
     loaded.game = state
+    room.gone = {}
     room.record = Record(tuple(players), room.rules, seed, dealer, tuple(scores), now_ms).to_dict()
     del room.record["steps"]  # kept in Redis beside the room (see Loaded)
     del room.record["rules"]  # the room's while the round plays (see Room.record)

@@ -135,6 +135,8 @@ class Room:
     match_open: bool = False  # back in the lobby mid-match: ``start`` deals the match's next round
     locked: bool = False  # no new joiners (the host's choice)
     barred: list[str] = field(default_factory=list)  # names and addresses the host removed
+    # seats removed after a round (id -> name): the finished round on the table still names them
+    gone: dict[str, str] = field(default_factory=dict)
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -179,8 +181,12 @@ class Room:
         return members, elsewhere
 
     def table(self) -> dict[str, SeatInfo]:
-        return {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None, s.bot,
-                               personas.hue(s.id, s.name)) for s in self.seats}
+        seated = {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None, s.bot,
+                                 personas.hue(s.id, s.name)) for s in self.seats}
+        if self.gone:
+            for pid, name in self.gone.items():
+                seated.setdefault(pid, SeatInfo(name, False, False, None, personas.hue(pid, name)))
+        return seated
 
     # -- serialisation ------------------------------------------------------------------------
 

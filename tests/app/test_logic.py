@@ -115,3 +115,17 @@ def test_a_refused_start_changes_nothing_and_a_waiting_spectator_takes_a_freed_s
     events = lobby.start(loaded, host, 1000)
     assert [s.id for s in room.seats] == [host, "p-waiting"] and room.spectators == []
     assert events[0].kind.value == "joined"
+
+
+def test_a_seat_removed_after_a_round_keeps_its_name_on_the_finished_table_until_the_next():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    bob = lobby.join(loaded, "Bob")[0]
+    lobby.join(loaded, "Cat")
+    lobby.start(loaded, host, 1000)
+    room.status = ROUND_OVER
+    lobby.remove_seat(loaded, host, bob)
+    assert room.table()[bob].name == "Bob"  # not the raw id: the round just played lists Bob
+    assert bob not in {s.id for s in room.seats}
+    lobby.rematch(loaded, host, 2000)
+    assert bob not in room.table()
