@@ -109,6 +109,15 @@ class Spectator:
     screen: bool = False  # a big screen (/tv/CODE): watches only, never takes a seat or hosts
 
 
+def _known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` without the fields ``cls`` does not have: a room written by a newer process (a
+    rolling upgrade, processes of two versions on one Redis) still loads here."""
+    fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    if d.keys() <= fields.keys():
+        return d
+    return {k: v for k, v in d.items() if k in fields}
+
+
 @dataclass
 class Room:
     code: str
@@ -209,12 +218,12 @@ class Room:
         d = dict(d)
         if "deck" not in d["rules"]:  # written by document(): the standard deck
             d["rules"] = {**d["rules"], "deck": dict(STANDARD_DECK)}
-        d["seats"] = [Seat(**s) for s in d["seats"]]
-        d["spectators"] = [Spectator(**s) for s in d["spectators"]]
+        d["seats"] = [Seat(**_known(Seat, s)) for s in d["seats"]]
+        d["spectators"] = [Spectator(**_known(Spectator, s)) for s in d["spectators"]]
         game = d.get("game")
         if game is not None and "rules" not in game:  # written by game_part
             d["game"] = {**game, "rules": d["rules"]}
-        return cls(**d)
+        return cls(**_known(cls, d))
 
     def record_rules(self) -> dict[str, Any]:
         """The rules of the round in ``record`` (a record written before they moved out holds
