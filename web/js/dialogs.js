@@ -1,18 +1,38 @@
-// Choice dialogs on the native <dialog> (focus is trapped, Esc cancels where cancelling is allowed).
+// Choice dialogs on a <dialog> opened non-modally over a scrim: focus is kept inside (Tab wraps),
+// Esc cancels where cancelling is allowed, and focus goes back where it was on close. Not
+// showModal(): making the rest of the page inert restyled every element of the table on opening
+// and again on closing (90-150 ms each on a slow phone, in the patch that asked the roulette's colour).
 import { cardFace, cardName, COLORS, colorName } from "./cards.js";
 import { S, name, secondsLeft } from "./core.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
-let current = null; // {el, resolve, key}
+let current = null; // {el, resolve, key, back}
 
 function dialogEl() {
   let el = document.getElementById("dlg");
   if (!el) {
-    el = h("dialog#dlg.dlg", { "aria-labelledby": "dlg-title", "aria-describedby": "dlg-desc" });
+    // the scrim stands in for ::backdrop: it dims the page and takes the taps meant for it
+    document.body.append(h("div#dlg-scrim.dlg-scrim", { hidden: true, "aria-hidden": "true" }));
+    el = h("dialog#dlg.dlg", { "aria-modal": "true", "aria-labelledby": "dlg-title", "aria-describedby": "dlg-desc",
+      onkeydown: onDialogKey });
     document.body.append(el);
   }
   return el;
+}
+
+function onDialogKey(e) {
+  if (e.key === "Escape") {
+    e.preventDefault();
+    if (current?.cancel) closeDialog(null);
+  } else if (e.key === "Tab") {
+    const items = [...e.currentTarget.querySelectorAll("button:not([disabled])")];
+    if (!items.length) return;
+    const at = items.indexOf(document.activeElement);
+    const next = e.shiftKey ? (at <= 0 ? items.length - 1 : at - 1) : (at + 1) % items.length;
+    e.preventDefault();
+    items[next].focus();
+  }
 }
 
 export function dialogKey() {
@@ -21,10 +41,13 @@ export function dialogKey() {
 
 export function closeDialog(value = null) {
   if (!current) return;
-  const { el, resolve } = current;
+  const { el, resolve, back } = current;
   current = null;
+  const hadFocus = el.contains(document.activeElement);
   if (el.open) el.close();
   el.replaceChildren();
+  document.getElementById("dlg-scrim").hidden = true;
+  if (hadFocus && back?.isConnected && !back.hidden) back.focus({ preventScroll: true });
   resolve(value);
 }
 
@@ -59,15 +82,13 @@ export function openDialog(spec) {
     body.append(h("div.dlg-actions", h("button.btn.ghost.dlg-cancel", { type: "button", onclick: () => closeDialog(null) }, spec.cancel)));
   }
   el.replaceChildren(body);
-  el.oncancel = (e) => {
-    e.preventDefault();
-    if (spec.cancel) closeDialog(null);
-  };
   return new Promise((resolve) => {
-    current = { el, resolve, key: spec.key || null };
-    el.showModal();
+    const back = document.activeElement !== document.body ? document.activeElement : null;
+    current = { el, resolve, key: spec.key || null, cancel: !!spec.cancel, back };
+    document.getElementById("dlg-scrim").hidden = false;
+    el.show();
     const first = el.querySelector(".dlg-option");
-    if (first) first.focus();
+    if (first) first.focus({ preventScroll: true });
   });
 }
 

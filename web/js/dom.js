@@ -76,3 +76,23 @@ export function removeEl(el) {
   if (el.contains(document.activeElement)) document.activeElement.blur();
   el.remove();
 }
+
+/** Text and attributes written only when they differ: the same words written again are a new text
+ * node for the browser to style and lay out, and an attribute set again re-checks the styles that
+ * name it, on every patch. */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+export function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+/** A button in `root` that took the focus from a tap or a click (not the keyboard) lets go of it
+ * before a patch changes the page: letting go later, when the patch hides or removes it, made the
+ * browser style and lay out the half-changed page there and then (a keyboard's focus is kept:
+ * view.js moves it on). */
+export function releasePointerFocus(root) {
+  const el = document.activeElement;
+  if (root && el && el.tagName === "BUTTON" && root.contains(el) && !el.matches(":focus-visible")) el.blur();
+}

@@ -7,6 +7,9 @@ import { describe } from "./events.js";
 import { t } from "./i18n.js";
 
 const LOG_MAX = 250;
+// lines kept in the page: with their card faces the whole log was a third of the page's elements.
+// The rest stay in `log` (a change of language draws them again; a reload gets welcome.log)
+const LOG_DOM = 60;
 const log = []; // {ev, host} or {key, params, cls} (words in the language of the moment) or {text, cls}
 
 export function clearLog() {
@@ -65,7 +68,7 @@ export function pushLog(entry) {
   const li = logLine(entry);
   if (!li) return;
   ol.append(li);
-  while (ol.children.length > LOG_MAX) ol.firstChild.remove();
+  while (ol.children.length > LOG_DOM) ol.firstChild.remove();
   toEnd(ol);
 }
 
@@ -94,6 +97,6 @@ function toEnd(ol) {
 export function renderLog() {
   const ol = document.getElementById("log");
   if (!ol) return;
-  replace(ol, log.map(logLine).filter(Boolean));
+  replace(ol, log.slice(-LOG_DOM).map(logLine).filter(Boolean));
   ol.scrollTop = ol.scrollHeight;
 }

@@ -108,7 +108,6 @@ export function renderTable(stage, fx = {}) {
   renderMine(v);
   renderOverlay(v);
   fitTable();
-  handlePending(v);
   // the movements start on the next frame, from places read now, once the view is built (one
   // layout in the patch's task; the frame only styles and paints them: measureFx)
   const fresh = T.fresh;
@@ -120,6 +119,9 @@ export function renderTable(stage, fx = {}) {
       if (T && T.root === root && root.isConnected) applyFx(fx, at);
     });
   }
+  // a dialog opens (and takes the focus) once the places are read: its focus then styles and lays
+  // out little more than the dialog itself
+  handlePending(v);
   tick();
 }
 

@@ -4,6 +4,7 @@ import { S, announce, rememberNames } from "./core.js";
 import { syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { renderLobby, resetLobby } from "./lobby.js";
+import { releasePointerFocus } from "./dom.js";
 import { lastLogText, logLength, pushLog } from "./log.js";
 import { Api, Seats } from "./net.js";
 import { app } from "./shell.js";
@@ -95,6 +96,8 @@ function soundsFor(events, prev, view) {
 }
 
 export function onState(view, info) {
+  // before any change to the page, while its styles are still up to date (a cheap let-go)
+  releasePointerFocus(document.getElementById("stage"));
   const prev = S.view;
   S.prev = prev;
   S.view = view;

@@ -2,7 +2,7 @@
 // out to fit its box, and the player's row under it: avatar, score, cards against the mercy limit.
 import { cardFace, cardName, sortHand } from "../cards.js";
 import { legal, me } from "../core.js";
-import { h, removeEl, replace } from "../dom.js";
+import { h, removeEl, replace, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
 import { onCard } from "./actions.js";
@@ -12,7 +12,7 @@ export function renderHand(v, fx) {
   const g = v.game;
   const lg = legal();
   const hand = sortHand(v.hand || []);
-  T.handH.textContent = t("table.yourHand", { n: hand.length });
+  setText(T.handH, t("table.yourHand", { n: hand.length }));
   const counts = new Map();
   const keys = [];
   let prevColor = null;
@@ -55,7 +55,7 @@ export function renderHand(v, fx) {
     }
   }
   T.hand.classList.toggle("my-turn", isMyTurn(g));
-  T.hand.dataset.size = String(hand.length);
+  if (T.hand.dataset.size !== String(hand.length)) T.hand.dataset.size = String(hand.length);
   T.hand.classList.toggle("big", hand.length >= 10);
   T.hand.classList.toggle("huge", hand.length >= 17);
   fitHand(T.hand);

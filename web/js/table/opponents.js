@@ -1,7 +1,7 @@
 // The opponents' chips, one per seat in play order from the player's left: name, badges, cards left
 // against the mercy limit, UNO and stack flags, turn timer and the button to catch them.
 import { S, botLevel, legal, reducedMotion, secondsLeft } from "../core.js";
-import { h, replace, setHidden } from "../dom.js";
+import { h, replace, setAttr, setHidden, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
 import { directionArrows } from "../ring.js";
@@ -62,7 +62,38 @@ function drawChip(c, p, v, level, stackOn) {
   const g = v.game;
   const rules = v.room.rules;
   const limit = rules.mercy_limit;
-  c.name.textContent = p.name;
+  setText(c.name, p.name);
+  // each part built again only when what it shows changed (a play changes the count alone)
+  const badgeSig = [level, v.room.host === p.id, g?.dealer === p.id, rules.scoring ? p.score : 0].join("|");
+  if (c.badgeSig !== badgeSig) {
+    c.badgeSig = badgeSig;
+    drawBadges(c, p, v, level);
+  }
+  c.dot.className = `dot ${p.connected ? "on" : "off"}`;
+  setAttr(c.dot, "aria-label", t(p.connected ? "online" : "table.disconnected"));
+  c.dot.title = t(p.connected ? "online" : "table.disconnected");
+  const n = p.cards;
+  replace(c.count, h("b", String(n)), h("span.sr-only", ` ${n === 1 ? t("table.card1").replace(/^1\s*/, "") : t("unit.cards")}`));
+  const pct = Math.min(100, Math.round((n / limit) * 100));
+  c.fill.style.width = `${pct}%`;
+  c.meter.className = `meter${pct >= 80 ? " danger" : pct >= 56 ? " warn" : ""}`;
+  c.meter.setAttribute("aria-valuenow", String(n));
+  setAttr(c.meter, "aria-valuemax", String(limit));
+  c.meter.setAttribute("aria-label", t("table.mercy", { n, max: limit }));
+  c.meter.title = t("table.mercy", { n, max: limit });
+  const statusSig = [p.eliminated, p.uno, stackOn].join("|");
+  if (c.statusSig === statusSig) return;
+  c.statusSig = statusSig;
+  const status = [];
+  if (p.eliminated) status.push(h("span.flag.flag-out", { title: t("table.eliminatedLong") }, t("table.eliminated")));
+  else if (p.uno) status.push(h("span.flag.flag-uno", "UNO"));
+  if (stackOn) status.push(h("span.flag.flag-stack", `+${stackOn}`));
+  replace(c.status, status);
+}
+
+function drawBadges(c, p, v, level) {
+  const g = v.game;
+  const rules = v.room.rules;
   const badges = [];
   if (p.bot) {
     badges.push(h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
@@ -72,23 +103,6 @@ function drawChip(c, p, v, level, stackOn) {
   if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")));
   if (rules.scoring && p.score) badges.push(h("span.badge.badge-score", t("table.score", { n: p.score })));
   replace(c.badges, badges);
-  c.dot.className = `dot ${p.connected ? "on" : "off"}`;
-  c.dot.setAttribute("aria-label", t(p.connected ? "online" : "table.disconnected"));
-  c.dot.title = t(p.connected ? "online" : "table.disconnected");
-  const n = p.cards;
-  replace(c.count, h("b", String(n)), h("span.sr-only", ` ${n === 1 ? t("table.card1").replace(/^1\s*/, "") : t("unit.cards")}`));
-  const pct = Math.min(100, Math.round((n / limit) * 100));
-  c.fill.style.width = `${pct}%`;
-  c.meter.className = `meter${pct >= 80 ? " danger" : pct >= 56 ? " warn" : ""}`;
-  c.meter.setAttribute("aria-valuenow", String(n));
-  c.meter.setAttribute("aria-valuemax", String(limit));
-  c.meter.setAttribute("aria-label", t("table.mercy", { n, max: limit }));
-  c.meter.title = t("table.mercy", { n, max: limit });
-  const status = [];
-  if (p.eliminated) status.push(h("span.flag.flag-out", { title: t("table.eliminatedLong") }, t("table.eliminated")));
-  else if (p.uno) status.push(h("span.flag.flag-uno", "UNO"));
-  if (stackOn) status.push(h("span.flag.flag-stack", `+${stackOn}`));
-  replace(c.status, status);
 }
 
 function timerAndCatch(c, p, v, turn) {
@@ -146,8 +160,8 @@ export function renderOpponents(v) {
     }
   }
   arc(T.seats.top);
-  T.opponents.dataset.count = String(list.length);
-  T.opponents.dataset.sides = String(sides);
+  setAttr(T.opponents, "data-count", String(list.length));
+  setAttr(T.opponents, "data-sides", String(sides));
   const dir = v.game?.direction ?? 1;
   if (T.arrowsDir !== dir) {
     const flip = T.arrowsDir !== null;

@@ -2,7 +2,7 @@
 // and the stack of draw cards waiting for someone.
 import { cardFace, cardName, colorName } from "../cards.js";
 import { S, legal, name } from "../core.js";
-import { h, replace, svg } from "../dom.js";
+import { h, replace, setAttr, setText, svg } from "../dom.js";
 import { t } from "../i18n.js";
 import { T } from "./state.js";
 
@@ -12,13 +12,13 @@ export function renderCenter(v) {
   const g = v.game;
   const lg = legal();
   const stackOnMe = g.stack && g.stack.target === S.you;
-  T.pileBtn.querySelector(".pile-count").textContent = String(g.draw_pile);
+  setText(T.pileBtn.querySelector(".pile-count"), String(g.draw_pile));
   const canDraw = lg.draw && !g.winner;
-  T.pileBtn.setAttribute("aria-disabled", String(!canDraw));
+  setAttr(T.pileBtn, "aria-disabled", String(!canDraw));
   T.pileBtn.classList.toggle("can", !!canDraw);
   let label = t("table.drawPile", { n: g.draw_pile });
   if (canDraw) label += `. ${stackOnMe ? t("table.take", { n: g.stack.total }) : t("table.draw")}`;
-  T.pileBtn.setAttribute("aria-label", label);
+  setAttr(T.pileBtn, "aria-label", label);
   const topKey = `${v.room.round}:${g.top}:${g.discard_pile}`;
   if (T.topKey !== topKey) {
     const card = cardFace(g.top, { size: "lg" });
@@ -28,6 +28,10 @@ export function renderCenter(v) {
     T.topKey = topKey;
   }
   T.discard.className = `discard ring-${g.color[0]}`;
+  // the colour and the direction change a few times a round, not every patch
+  const infoKey = `${g.color}:${g.direction}`;
+  if (T.infoKey === infoKey) return;
+  T.infoKey = infoKey;
   replace(T.colorChip, h("span.swatch", { class: `sw-${g.color[0]}`, "aria-hidden": "true" }, t(`letter.${g.color[0]}`)),
     h("span", `${t("table.color")}: `, h("b", colorName(g.color))));
   T.colorChip.className = `color-chip cc-${g.color[0]}`;
@@ -44,6 +48,9 @@ export function renderStack(v) {
   T.stackBar.hidden = false;
   const onMe = s.target === S.you;
   T.stackBar.classList.toggle("on-me", onMe);
+  const key = `${s.total}:${s.last}:${s.target}:${name(s.target)}`;
+  if (T.stackKey === key) return;
+  T.stackKey = key;
   replace(T.stackBar, h("span.stack-total", `+${s.total}`),
     h("span.stack-text", onMe ? t("table.stackOnYou", { total: s.total, last: s.last }) : t("table.stackOn", { total: s.total, last: s.last, name: name(s.target) })));
 }
