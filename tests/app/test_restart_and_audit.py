@@ -144,7 +144,10 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
     """Bob went down to one card without UNO and the bot's turn came; the process stops before
     either the catch window or the bot's think time ends. The next process fires both, once."""
     r = real_redis()
-    settings = {**SETTINGS, "bot_catch_delay_ms": 10_000_000}
+    # a slower clock than the other restarts' (1 s of real time for the bot's think time and the
+    # catch window, not 0.3 s): the process must stop before either fires, and a loaded CI
+    # machine once took longer than 0.3 s between the arming commit and the stop
+    settings = {**SETTINGS, "bot_catch_delay_ms": 10_000_000, "clock_speed": 3}
     # number cards only: no skips or stacks, so Bob's second card exposes him before the bot
     rules = {**RESTART_RULES, "hand_size": 2, "catch_window_s": 3,
              "deck": {"r-1": 20, "r-2": 20, "y-1": 20, "y-2": 20, "g-1": 1, "b-1": 1}}
