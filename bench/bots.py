@@ -43,7 +43,9 @@ def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[by
     port = _free_port()
     tmp = tempfile.gettempdir()
     environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    environ.update(LIFTED_LIMITS, LOG_LEVEL="WARNING", PYTHONPATH=str(root),
+    # a key prefix of its own: with a REDIS_URL (--set), the rooms an earlier run left would be
+    # due to this server (a dead process's rooms), and it would play their bots as well
+    environ.update(LIFTED_LIMITS, LOG_LEVEL="WARNING", PYTHONPATH=str(root), KEY_PREFIX=f"bench-bots-{port}",
                    EMBEDDED_STORE=f"{tmp}/mercyless-bots-{port}.aof",
                    DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/mercyless-bots-{port}.sqlite3")
     environ.update(env)
