@@ -92,16 +92,25 @@ async def _host_moves(hub: Hub, host: str, clock: StepClock) -> None:
         assert (await hub.submit(CODE, Intent("play", run)))["type"] == "ack"
 
 
-async def test_a_search_for_an_older_version_is_never_applied_and_the_bot_is_asked_again():
+async def _at_the_bots_turn(settings: Settings) -> tuple[Hub, StepClock, HeldThinker, str, str] | None:
+    """A hub whose searches the test answers, its room played by the host up to the bot's turn
+    (None: a one-card round ended first, nothing to check)."""
     clock = StepClock()
-    hub = Hub(Settings(bot_delay_ms=0, bot_workers=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000),
-              clock, publishes=False)
+    hub = Hub(settings, RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000), clock, publishes=False)
     thinker = hub.services.thinker = HeldThinker()
     host, bot = await _room(hub, clock)
     await _host_moves(hub, host, clock)
     if hub.actor(CODE).loaded.game.winner is not None:  # type: ignore[union-attr]
-        return  # (a one-card round: nothing to check)
+        return None
     assert _actor(hub) == bot
+    return hub, clock, thinker, host, bot
+
+
+async def test_a_search_for_an_older_version_is_never_applied_and_the_bot_is_asked_again():
+    at = await _at_the_bots_turn(Settings(bot_delay_ms=0, bot_workers=0))
+    if at is None:
+        return
+    hub, clock, thinker, host, bot = at
     version = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
     await hub.submit(CODE, hub.actor(CODE).tick_intent())
     await hub.submit(CODE, hub.actor(CODE).tick_intent())  # fired twice: one search
@@ -142,15 +151,10 @@ async def test_a_search_for_an_older_version_is_never_applied_and_the_bot_is_ask
 async def test_a_search_the_workers_never_answer_does_not_hold_the_table():
     """Workers starved of CPU (their idle class on a saturated machine) answer late or never: a
     tick that finds the search overdue decides on the loop, and the late answer is dropped."""
-    clock = StepClock()
-    hub = Hub(Settings(bot_delay_ms=0, bot_workers=0, bot_search_overdue_ms=1500),
-              RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000), clock, publishes=False)
-    thinker = hub.services.thinker = HeldThinker()
-    host, bot = await _room(hub, clock)
-    await _host_moves(hub, host, clock)
-    if hub.actor(CODE).loaded.game.winner is not None:  # type: ignore[union-attr]
-        return  # (a one-card round: nothing to check)
-    assert _actor(hub) == bot
+    at = await _at_the_bots_turn(Settings(bot_delay_ms=0, bot_workers=0, bot_search_overdue_ms=1500))
+    if at is None:
+        return
+    hub, clock, thinker, _, _ = at
     version = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
     await hub.submit(CODE, hub.actor(CODE).tick_intent())
     clock.ms += 1499
@@ -169,14 +173,10 @@ async def test_a_search_the_workers_never_answer_does_not_hold_the_table():
 
 
 async def test_a_failed_search_is_made_on_the_loop():
-    clock = StepClock()
-    hub = Hub(Settings(bot_delay_ms=0, bot_workers=0), RoomStore(fakeredis.FakeAsyncRedis(), "t", 3_600_000),
-              clock, publishes=False)
-    thinker = hub.services.thinker = HeldThinker()
-    host, _ = await _room(hub, clock)
-    await _host_moves(hub, host, clock)
-    if hub.actor(CODE).loaded.game.winner is not None:  # type: ignore[union-attr]
+    at = await _at_the_bots_turn(Settings(bot_delay_ms=0, bot_workers=0))
+    if at is None:
         return
+    hub, _, thinker, _, _ = at
     version = hub.actor(CODE).loaded.room.version  # type: ignore[union-attr]
     try:
         await hub.submit(CODE, hub.actor(CODE).tick_intent())
