@@ -70,7 +70,9 @@ async def _exchange(server: ServerProcess, head: bytes, timeout: float = 5) -> t
         writer.write(head)
         while chunk := await asyncio.wait_for(reader.read(65536), timeout):  # until it closes
             answer += chunk
-    except ConnectionResetError:  # closed with what we sent still unread: no lingering
+    except (ConnectionResetError, BrokenPipeError):
+        # closed with what we sent still unread (a reset), or before we finished sending (a
+        # broken pipe, as the write is flushed): no lingering either way
         pass
     finally:
         writer.close()
