@@ -18,13 +18,19 @@ SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll('.over-pan
     (row) => [row.dataset.player, Number(row.querySelector('.sr-score').firstChild.textContent)]))"""
 
 
-def test_back_to_lobby_after_a_round_then_start_deals_round_two_with_the_scores(pages, web_server, artifacts):
+def ann_and_bob(pages, web_server):
+    """Ann's room on the all-fives deck (a round is a few plays), Bob joined from a phone."""
     made = web_server.create("Ann", rules={"deck": FIVES, "hand_size": 2, "turn_timer_s": 0})
     code = made["code"]
     host = pages.new()
     seat_browser(host, web_server, code, made)
     guest = pages.new(phone=True)
     join_by_link(guest, code, "Bob")
+    return host, guest, made
+
+
+def test_back_to_lobby_after_a_round_then_start_deals_round_two_with_the_scores(pages, web_server, artifacts):
+    host, guest, made = ann_and_bob(pages, web_server)
     expect(host.locator(".seatlist .seat")).to_have_count(2)
     host.get_by_role("button", name="Start the game").click()
     for p in (host, guest):
@@ -210,12 +216,7 @@ def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(
 
 
 def test_the_host_sets_a_bots_level_on_the_round_over_panel(pages, web_server, artifacts):
-    made = web_server.create("Ann", rules={"deck": FIVES, "hand_size": 2, "turn_timer_s": 0})
-    code = made["code"]
-    host = pages.new()
-    seat_browser(host, web_server, code, made)
-    guest = pages.new(phone=True)
-    join_by_link(guest, code, "Bob")
+    host, guest, _ = ann_and_bob(pages, web_server)
     add_bot(host, "easy")
     expect(host.locator(".seatlist .seat")).to_have_count(3)
     host.get_by_role("button", name="Start the game").click()
