@@ -135,6 +135,8 @@ class RoomActor:
     async def _process(self, intent: Intent) -> None:
         services = self.services
         self._kind = intent.kind
+        if intent.kind in commands.READ_STORED and self.loaded is not None:
+            await self._catch_up(None, [], None)
         for _ in range(MAX_RETRIES):
             try:
                 loaded = await self.load()

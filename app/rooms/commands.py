@@ -229,6 +229,12 @@ COMMANDS: dict[str, Callable[..., Run]] = {
 }
 
 
+# commands answered from the room as stored, not as this process's actor last saw it: a client
+# sends ``sync`` because something was lost, and the lost thing may be this process's own news of
+# another process's commit (its message gone with a failed Redis node)
+READ_STORED = frozenset({"sync"})
+
+
 def intent_for(msg: Any, sock: RoomSocket, settings: Settings, reply: RoomSocket | None = None) -> Intent:
     """The intent of a client's parsed message on ``sock`` (answered on ``reply``, if given)."""
     return Intent(msg.type, COMMANDS[msg.type](msg, sock, settings), msg.id, sock.player, reply)

@@ -226,7 +226,7 @@ def _seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 async def test_every_patch_turns_each_sockets_copy_into_its_view(seed, monkeypatch):
     _seeded(monkeypatch, seed)
-    seen = await _play(seed, 400)
+    seen = await _play(seed, 600)
     # the walk went through what it is meant to: patches, welcomes, races, rounds that ended
     assert seen.get("patch", 0) > 300 and seen.get("welcome", 0) > 20, seen
     # a move that changed the room is answered in the write that carries its patch (a sync,

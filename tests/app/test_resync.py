@@ -1,0 +1,66 @@
+"""``sync`` answers with the room as committed, not as this process last saw it.
+
+A client sends ``sync`` when it saw a version gap (protocol.md), that is when something was
+lost on the way. What was lost may be this process's own news of a commit another process made
+(its message died with a Redis Cluster primary): then the cached room is the stale copy, and a
+welcome made from it would leave the client behind for good. Bug found in #28: after a
+primary's failover a client stayed at the round's last version but one, through five syncs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import fakeredis
+import orjson
+
+from app.cluster.hub import Hub
+from app.core.clock import StepClock
+from app.core.protocol import parse_message
+from app.core.settings import Settings
+from app.rooms import commands, lobby
+from app.rooms.intent import Intent, no_change
+from app.storage.store import RoomStore
+
+from .test_fanout import CODE, ClientSocket
+
+
+def _hubs(n: int) -> list[Hub]:
+    """Processes on one Redis that hear nothing of each other's commits (no messages)."""
+    server = fakeredis.FakeServer()
+    clock = StepClock()
+    return [Hub(Settings(bot_delay_ms=0), RoomStore(fakeredis.FakeAsyncRedis(server=server), "t", 3_600_000),
+                clock, publishes=False) for _ in range(n)]
+
+
+def _join(name: str):
+    def run(loaded: Any, now: int) -> Any:
+        return lobby.join(loaded, name)[3]
+    return run
+
+
+async def test_a_sync_is_answered_with_the_commit_this_process_never_heard_of():
+    here, elsewhere = _hubs(2)
+    room, host, _ = lobby.new_room(CODE, "host", {}, 0)
+    room.version = 1
+    await here.store.commit(CODE, None, 1, orjson.dumps(room))
+    sock = ClientSocket(host)
+    here.sockets[CODE] = {host: sock}  # type: ignore[dict-item]
+    await here.submit(CODE, Intent("noop", no_change))  # welcomed: this process caches version 1
+    assert sock.copy_version == 1
+    assert (await elsewhere.submit(CODE, Intent("join", _join("Bob"))))["type"] == "ack"
+    stored, _ = await here.store.load(CODE)
+    assert stored == 2
+
+    answer = await here.submit(CODE, commands.intent_for(parse_message({"type": "sync", "id": "s1"}), sock,
+                                                         here.settings))
+
+    assert answer["type"] == "ack"
+    assert sock.copy_version == 2
+    assert [p["name"] for p in sock.copy["players"]] == ["host", "Bob"]
+    # the next commit here is made on the stored room, and patches the socket from version 2
+    assert (await here.submit(CODE, Intent("join", _join("Cat"))))["type"] == "ack"
+    assert sock.copy_version == 3
+    for hub in (here, elsewhere):
+        for actor in hub.actors.values():
+            actor.task.cancel()
