@@ -195,7 +195,10 @@ class RoomActor:
                 await self._rearm()
                 continue
             except Duplicate as dup:
+                # the first try committed, though its reply was lost: no message brings that
+                # commit to this process's sockets, so they are caught up on it from Redis
                 self.loaded = None
+                await self._catch_up(None, [], None)
                 intent.resolve(dup.answer)
                 await self._rearm()
                 return

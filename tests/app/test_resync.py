@@ -13,6 +13,8 @@ from typing import Any
 
 import fakeredis
 import orjson
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.cluster.hub import Hub
 from app.core.clock import StepClock
@@ -25,12 +27,17 @@ from app.storage.store import RoomStore
 from .test_fanout import CODE, ClientSocket
 
 
-def _hubs(n: int) -> list[Hub]:
+@pytest.fixture
+async def hubs():
     """Processes on one Redis that hear nothing of each other's commits (no messages)."""
     server = fakeredis.FakeServer()
     clock = StepClock()
-    return [Hub(Settings(bot_delay_ms=0), RoomStore(fakeredis.FakeAsyncRedis(server=server), "t", 3_600_000),
-                clock, publishes=False) for _ in range(n)]
+    made = [Hub(Settings(bot_delay_ms=0), RoomStore(fakeredis.FakeAsyncRedis(server=server), "t", 3_600_000),
+                clock, publishes=False) for _ in range(2)]
+    yield made
+    for hub in made:
+        for actor in hub.actors.values():
+            actor.task.cancel()
 
 
 def _join(name: str):
@@ -39,8 +46,8 @@ def _join(name: str):
     return run
 
 
-async def test_a_sync_is_answered_with_the_commit_this_process_never_heard_of():
-    here, elsewhere = _hubs(2)
+async def test_a_sync_is_answered_with_the_commit_this_process_never_heard_of(hubs):
+    here, elsewhere = hubs
     room, host, _ = lobby.new_room(CODE, "host", {}, 0)
     room.version = 1
     await here.store.commit(CODE, None, 1, orjson.dumps(room))
@@ -61,6 +68,37 @@ async def test_a_sync_is_answered_with_the_commit_this_process_never_heard_of():
     # the next commit here is made on the stored room, and patches the socket from version 2
     assert (await here.submit(CODE, Intent("join", _join("Cat"))))["type"] == "ack"
     assert sock.copy_version == 3
-    for hub in (here, elsewhere):
-        for actor in hub.actors.values():
-            actor.task.cancel()
+
+
+async def test_a_retried_move_whose_commit_was_not_confirmed_brings_the_sockets_to_it(hubs):
+    """A commit that reached Redis but whose reply was lost (the node died, a replica did not
+    confirm in time) is answered ``unavailable``; the client sends the same id again and gets the
+    first answer back (``Duplicate``). The local sockets must then be shown that commit: nobody
+    else will send it to them (the process's own commits carry no message to itself)."""
+    hub = hubs[0]
+    room, host, _ = lobby.new_room(CODE, "host", {}, 0)
+    room.version = 1
+    await hub.store.commit(CODE, None, 1, orjson.dumps(room))
+    sock = ClientSocket(host)
+    hub.sockets[CODE] = {host: sock}  # type: ignore[dict-item]
+    await hub.submit(CODE, Intent("noop", no_change))
+    assert sock.copy_version == 1
+    commit = hub.store.commit
+
+    async def reply_lost(*args: Any, **kwargs: Any) -> None:
+        await commit(*args, **kwargs)
+        hub.store.commit = commit  # type: ignore[method-assign]
+        raise RedisConnectionError("connection lost before the reply")
+
+    hub.store.commit = reply_lost  # type: ignore[method-assign]
+    bot = {"type": "add_bot", "level": "easy", "id": "b1"}
+    first = await hub.submit(CODE, commands.intent_for(parse_message(bot), sock, hub.settings))
+    assert first["type"] == "error" and first["code"] == "unavailable"
+    assert (await hub.store.load(CODE))[0] == 2
+    assert sock.copy_version == 1
+
+    again = await hub.submit(CODE, commands.intent_for(parse_message(bot), sock, hub.settings))
+
+    assert again["type"] == "ack"
+    assert sock.copy_version == 2
+    assert len(sock.copy["players"]) == 2
