@@ -229,10 +229,14 @@ COMMANDS: dict[str, Callable[..., Run]] = {
 }
 
 
-# commands answered from the room as stored, not as this process's actor last saw it: a client
-# sends ``sync`` because something was lost, and the lost thing may be this process's own news of
-# another process's commit (its message gone with a failed Redis node)
-READ_STORED = frozenset({"sync"})
+# commands judged against the room as stored, not as this process's actor last saw it: each
+# comes after something may have been lost, and the lost thing may be this process's own news of
+# another process's commit (its message gone with a failed Redis node, or never sent: a sweep
+# that wrote this process's players off publishes to nobody). A client syncs after a gap, and
+# says hello after a lost socket; a process the others gave up claims its players back, and
+# judged on its cached room, where they are still here, that would change nothing. One read
+# each, and none of them is frequent.
+READ_STORED = frozenset({"sync", "hello", "reclaimed"})
 
 
 def intent_for(msg: Any, sock: RoomSocket, settings: Settings, reply: RoomSocket | None = None) -> Intent:

@@ -18,10 +18,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.cluster.hub import Hub
 from app.core.clock import StepClock
+from app.core.codes import token_hash
 from app.core.protocol import parse_message
 from app.core.settings import Settings
 from app.rooms import commands, lobby
 from app.rooms.intent import Intent, no_change
+from app.rooms.model import Room
 from app.storage.store import RoomStore
 
 from .test_fanout import CODE, ClientSocket
@@ -102,3 +104,31 @@ async def test_a_retried_move_whose_commit_was_not_confirmed_brings_the_sockets_
     assert again["type"] == "ack"
     assert sock.copy_version == 2
     assert len(sock.copy["players"]) == 2
+
+
+async def test_a_process_given_up_by_the_others_connects_its_players_again_on_the_stored_room(hubs):
+    """A Redis failover can stop every process's heartbeat for longer than ``NODE_TTL_MS``: the
+    first to beat again sweeps the others (their players marked disconnected, in a commit no
+    message carries to them, since nobody is connected elsewhere any more). A swept process
+    then claims its sockets again (``reclaimed``): judged against its cached room, where its
+    players are still connected, that changed nothing, and they stayed disconnected in Redis
+    (replaced by bots after the grace, while still at the table) and their sockets behind."""
+    here, elsewhere = hubs
+    room, host, token = lobby.new_room(CODE, "host", {}, 0)
+    room.version = 1
+    await here.store.commit(CODE, None, 1, orjson.dumps(room))
+    sock = ClientSocket(host)
+    hello = commands.command("hello", sock, token_hash(token), here.sockets, here.origin)
+    assert (await here.submit(CODE, hello))["type"] == "ack"
+    assert sock.copy_version == 2 and sock.copy["players"][0]["connected"]
+    assert (await elsewhere.submit(CODE, commands.command("node_lost", here.origin)))["type"] == "ack"
+    assert not Room.from_dict((await here.store.load(CODE))[1]).seats[0].connected
+
+    answer = await here.submit(CODE, commands.command("reclaimed", host, here.origin))
+
+    assert answer["type"] == "ack"
+    stored, document = await here.store.load(CODE)
+    seat = Room.from_dict(document).seats[0]
+    assert seat.connected and seat.node == here.origin
+    assert sock.copy_version == stored == 4
+    assert sock.copy["players"][0]["connected"]
