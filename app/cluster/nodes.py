@@ -38,6 +38,7 @@ class Nodes:
         self._listing: set[str] = set()  # rooms whose entry in that list is being written
         self._relist: set[str] = set()  # ... and changed meanwhile: written again after
         self.unlisted: set[str] = set()  # rooms whose removal from the list failed
+        self._beaten_ms: int | None = None  # this process's last heartbeat Redis took
 
     async def hold(self, code: str) -> None:
         """This process holds a socket of ``code`` (again): listed, if it was not."""
@@ -103,8 +104,16 @@ class Nodes:
         # room where this process holds nobody, and a room held again while its old removal
         # was retried is listed once more below
         unlisted = self.unlisted - self.held
-        revived, dead = await self.store.beat(self.origin, self.clock.now_ms(), self.settings.node_ttl_ms,
+        now = self.clock.now_ms()
+        # a process that could not beat for longer than a heartbeat lives was cut off from
+        # Redis (a failover, an outage), and so were the others, most likely: they are judged
+        # at the next beat, once they had a moment to beat again, not swept for Redis's fault
+        cut_off = self._beaten_ms is not None and now - self._beaten_ms > self.settings.node_ttl_ms
+        revived, dead = await self.store.beat(self.origin, now, self.settings.node_ttl_ms,
                                               held=self.held, unlisted=unlisted)
+        self._beaten_ms = now
+        if cut_off:
+            dead = []
         self.unlisted -= unlisted
         for code in unlisted & self.held:
             await self.list_room(code)

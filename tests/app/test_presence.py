@@ -12,8 +12,10 @@ import uuid
 import pytest
 
 from app.cluster.hub import Hub
-from app.core.clock import Clock
+from app.cluster.nodes import Nodes
+from app.core.clock import Clock, StepClock
 from app.core.settings import Settings
+from app.rooms.sockets import LocalSockets
 from app.storage.store import RoomStore
 
 
@@ -151,3 +153,42 @@ async def test_a_room_held_again_while_its_failed_removal_is_retried_stays_liste
     gate.set()
     await asyncio.wait_for(beating, 5)
     assert await listed(hub) == {"AGAIN"}
+
+
+async def test_a_process_back_from_a_redis_outage_sweeps_nobody_before_the_others_beat_again(redis_client):
+    """Redis away longer than ``NODE_TTL_MS`` (a failover) stops every heartbeat: the first
+    process back must not write the others off for Redis's silence (their players marked
+    disconnected, all of them then claiming their seats back). A process that really stopped
+    is still swept once the live ones beat past its last beat."""
+    store = RoomStore(redis_client, f"test-{uuid.uuid4().hex[:8]}", ttl_ms=3_600_000)
+    clock = StepClock()
+    settings = Settings(node_beat_ms=200, node_ttl_ms=1500)
+
+    async def nothing(*args: object) -> None:
+        return None
+
+    def nodes(origin: str) -> Nodes:
+        return Nodes(store, settings, clock, origin, LocalSockets(), nothing, nothing)  # type: ignore[arg-type]
+
+    first, second = nodes("first"), nodes("second")
+    swept: list[str] = []
+
+    async def sweep(node: str) -> None:
+        swept.append(node)
+
+    first.sweep = sweep  # type: ignore[method-assign]
+    await first.beat()
+    await second.beat()
+    clock.ms += 3000  # Redis away: no heartbeat reached it
+    await first.beat()
+    assert swept == []
+    clock.ms += 200
+    await second.beat()
+    for _ in range(7):  # the second process stops now; the first beats on
+        clock.ms += 200
+        await first.beat()
+    assert swept == []  # 1400 ms since its last beat
+    clock.ms += 200
+    await first.beat()
+    assert swept == ["second"]
+    await redis_client.delete(store.nodes_key, store.node_rooms_key("first"), store.node_rooms_key("second"))
