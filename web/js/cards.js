@@ -105,7 +105,8 @@ function buildFace(code, opts) {
   face.append(h("span.oval"));
   if (s.icon) face.append(svg(ICONS[s.icon], `sym sym-${s.icon}`));
   if (s.big) face.append(h("span.big", { class: s.big.length > 2 ? "long" : "" }, s.big));
-  face.append(h("span.corner.br", s.icon ? svg(ICONS[s.icon], "mini") : h("i", s.corner), h("b", letter)));
+  // the mirrored corner of a card with a value is one element, its two lines one text (style.css)
+  face.append(s.icon ? h("span.corner.br", svg(ICONS[s.icon], "mini"), h("b", letter)) : h("span.corner.br.lines", `${s.corner}\n${letter}`));
   el.append(face);
   return el;
 }
