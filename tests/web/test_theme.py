@@ -11,11 +11,12 @@ from playwright.sync_api import expect
 from .test_flows import seat_browser
 from .ui import add_bot
 
+# a face's shapes are its ::before and ::after
 SHAPES_JS = """() => Object.fromEntries(['r', 'y', 'g', 'b'].map((c) => {
-  const el = document.querySelector(`.hand .c-${c} .shape, .discard .c-${c} .shape, #log .c-${c} .shape`);
+  const el = document.querySelector(`.hand .c-${c} > .face, .discard .c-${c} > .face, #log .c-${c} > .face`);
   if (!el) return [c, null];
-  const s = getComputedStyle(el);
-  return [c, s.display === 'none' ? 'hidden' : s.clipPath];
+  const s = getComputedStyle(el, '::before');
+  return [c, s.content === 'none' || s.display === 'none' ? 'hidden' : s.clipPath];
 }))"""
 
 BAR_JS = """() => [...document.querySelectorAll('.room-top > .room-chip, .room-top .top-actions > *')]

@@ -1,7 +1,7 @@
 // Card codes (rules.md "Cards"): "r-7", "g-draw2", "w-draw6". Faces are drawn with CSS and inline
 // SVG; every face carries its colour letter and its symbol, so colour is never the only cue.
 import { h, svg } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 export const COLORS = ["red", "yellow", "green", "blue"];
 export const LETTER = { r: "red", y: "yellow", g: "green", b: "blue", w: "wild" };
@@ -68,6 +68,24 @@ function symbols(p) {
  * The face is aria-hidden; the element itself carries the accessible name.
  */
 export function cardFace(code, opts = {}) {
+  // -- speed: each face is built once per card, options and language, then cloned: twelve cards
+  // taken at once were some 150 elements made one by one in script on a slow phone
+  const key = `${code}|${opts.tag || ""}|${opts.size || ""}|${opts.class || ""}|${lang()}`;
+  let face = built.get(key);
+  if (!face) {
+    face = buildFace(code, opts);
+    built.set(key, face);
+  }
+  return face.cloneNode(true);
+}
+
+const built = new Map();
+
+// The oval is a sibling of the symbol and value drawn over it, not their parent: inside the
+// turned oval they had to be turned back, two more transforms for every card on the table to
+// style, lay out and paint. The colour's shapes of the colour-blind theme are the face's
+// ::before and ::after (theme.css), not elements of their own.
+function buildFace(code, opts) {
   const p = parse(code);
   const s = symbols(p);
   const el = h(opts.tag || "span", {
@@ -84,18 +102,16 @@ export function cardFace(code, opts = {}) {
   // colour letter, then the value, or the symbol of a card without one ("W +4" is the Reverse +4)
   const tlMark = s.icon && !s.big ? svg(ICONS[s.icon], "mini") : s.corner ? h("i", s.corner) : null;
   face.append(h("span.corner.tl", h("b", letter), tlMark));
-  const oval = h("span.oval");
-  if (s.icon) oval.append(svg(ICONS[s.icon], `sym sym-${s.icon}`));
-  if (s.big) oval.append(h("span.big", { class: s.big.length > 2 ? "long" : "" }, s.big));
-  face.append(oval);
-  face.append(h("span.corner.br", s.icon ? svg(ICONS[s.icon], "mini") : h("i", s.corner), h("b", letter)));
-  // the colour's shape (the colour-blind theme shows it: theme.js), top right and bottom left
-  if (!p.wild) face.append(h("span.shape.tr"), h("span.shape.bl"));
+  face.append(h("span.oval"));
+  if (s.icon) face.append(svg(ICONS[s.icon], `sym sym-${s.icon}`));
+  if (s.big) face.append(h("span.big", { class: s.big.length > 2 ? "long" : "" }, s.big));
+  // the mirrored corner of a card with a value is one element, its two lines one text (style.css)
+  face.append(s.icon ? h("span.corner.br", svg(ICONS[s.icon], "mini"), h("b", letter)) : h("span.corner.br.lines", `${s.corner}\n${letter}`));
   el.append(face);
   return el;
 }
 
 export function cardBack(opts = {}) {
   return h("span.card.back", { class: opts.size ? `card-${opts.size}` : "", "aria-hidden": "true" },
-    h("span.face", h("span.oval", h("span.logo", "M"))));
+    h("span.face", h("span.oval"), h("span.logo", "M")));
 }
