@@ -79,22 +79,35 @@ class LocalCluster:
         binary = shutil.which("redis-server")
         assert binary and shutil.which("redis-cli"), "redis-server and redis-cli are needed"
         for i in range(3 * (1 + self.replicas)):
-            node = Node(_free_cluster_port(), self.root / f"node{i}")
-            node.dir.mkdir(parents=True, exist_ok=True)
-            node.proc = subprocess.Popen(
-                [binary, "--port", str(node.port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-                 "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-                 "--dir", str(node.dir)],
-                stdout=subprocess.DEVNULL, cwd=node.dir)
-            self.nodes.append(node)
-        for node in self.nodes:
-            wait_for(lambda n=node: n.client().ping(), 10, f"node {node.port} up")
+            self.nodes.append(self._launch(binary, self.root / f"node{i}"))
+        for i, node in enumerate(self.nodes):
+            for _ in range(3):
+                # a port found free can be taken before the node binds it (by another test's
+                # server, or as the bus port): that node exits, and starts again on another port
+                up = wait_for(lambda n=node: n.proc.poll() is not None or n.client().ping(), 30,
+                              f"node {node.port} up")
+                if node.proc.poll() is None and up:
+                    break
+                node = self.nodes[i] = self._launch(binary, node.dir.with_name(node.dir.name + "-again"))
+            else:
+                raise RuntimeError(f"node {i} of the cluster would not start")
         subprocess.run(["redis-cli", "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
                         "--cluster-replicas", str(self.replicas), "--cluster-yes"],
                        check=True, capture_output=True, timeout=60)
         self.wait_healthy()
         return self
+
+    @staticmethod
+    def _launch(binary: str, where: Path) -> Node:
+        node = Node(_free_cluster_port(), where)
+        node.dir.mkdir(parents=True, exist_ok=True)
+        node.proc = subprocess.Popen(
+            [binary, "--port", str(node.port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+             "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+             "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+             "--dir", str(node.dir)],
+            stdout=subprocess.DEVNULL, cwd=node.dir)
+        return node
 
     def wait_healthy(self, timeout: float = 30.0) -> None:
         """Every live node says the cluster is ok and agrees on 3 primaries, each serving slots."""

@@ -15,6 +15,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", BACKENDS)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """Each phase's report kept on the test (``item.rep_call``): a fixture that holds servers'
+    logs shows them when the test failed."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
 @pytest.fixture
 def server(backend: str, request: pytest.FixtureRequest):
     if backend == "real" and not real_redis_available():

@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 import jsonpatch
+import pytest
 import redis
 import websockets
 
@@ -327,3 +328,9 @@ class Client:
 
 def stop_signal_kill() -> int:
     return signal.SIGKILL
+
+
+def failed(request: pytest.FixtureRequest) -> bool:
+    """The test failed, or never ran (tests/app/conftest.py keeps each phase's report)."""
+    report = getattr(request.node, "rep_call", None)
+    return report is None or report.failed

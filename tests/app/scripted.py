@@ -121,12 +121,14 @@ class Player:
                 assert self.client is not None
                 await self.client.until_view(lambda v: self.client.version >= version, timeout)
                 return
-            except (websockets.ConnectionClosed, OSError):
-                await self.reconnect()
-            except TimeoutError:
+            except TimeoutError:  # (before OSError, which it is a kind of)
                 # a commit whose broadcast was lost with a dying process: a gap is resynced
                 await self.request({"type": "sync"})
-        raise TimeoutError(f"stuck at version {self.version} < {version}")
+            except (websockets.ConnectionClosed, OSError):
+                await self.reconnect()
+        port = self.client.server.port if self.client is not None else None
+        raise TimeoutError(f"{self.code}: {self.client and self.client.you} on the server at port {port} "
+                           f"stuck at version {self.version} < {version}")
 
     def my_turn(self) -> bool:
         return self.client is not None and self.client.my_turn()
