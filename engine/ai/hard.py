@@ -5,13 +5,14 @@ For each decision it samples worlds consistent with what the seat has seen
 showed they lacked by drawing), plays every candidate move in each world (the same worlds, and
 the same randomness after the move, for every candidate, so they are compared on equal footing)
 and plays the rest of the round with the ``normal`` heuristic for every seat
-(:func:`engine.ai.rollout.guided_action`), up to a horizon of 30 actions (a quarter to a third
-of a round: at equal worlds it read stronger than 60, at half the cost). A world's value for the
-seat is 1 for a win, 0 for being knocked out, and in between by how its hand compares with the
-others' when the horizon is reached (``leaf="fitted"``: by a model fitted on self-play). The candidate with the best mean wins; the search stops before a
-world that would overrun its time budget. Out-of-turn calls (UNO, catches) and choices it has no
-time for are made the ``normal`` way. ``colors=True`` also searches the colour a wild names
-(measured weaker at equal worlds: docs/benchmarks.md "Bot tournament").
+(:func:`engine.ai.rollout.guided_action`), up to a horizon of 30 actions (about a third of a
+round: at equal worlds it read at least as strong as 60, at half the cost). A world's value for
+the seat is 1 for a win, 0 for being knocked out, and in between by how its hand compares with
+the others' when the horizon is reached (``leaf="fitted"``: by a model fitted on self-play).
+The candidate with the best mean wins; the search stops before a world that would overrun its
+time budget. Out-of-turn calls (UNO, catches) and choices it has no time for are made the
+``normal`` way. ``colors=True`` also searches the colour a wild names (measured weaker at equal
+worlds: docs/benchmarks.md "Bot tournament").
 """
 
 from __future__ import annotations
