@@ -5,16 +5,19 @@ For each decision it samples worlds consistent with what the seat has seen
 showed they lacked by drawing), plays every candidate move in each world (the same worlds, and
 the same randomness after the move, for every candidate, so they are compared on equal footing)
 and plays the rest of the round with the ``normal`` heuristic for every seat
-(:func:`engine.ai.rollout.guided_action`), up to a horizon. A world's value for the seat is 1
-for a win, 0 for being knocked out, and in between by how its hand compares with the others'
-when the horizon is reached. The candidate with the best mean wins; the search stops before a
-world that would overrun its time budget. Out-of-turn calls (UNO, catches) and choices it has no
-time for are made the ``normal`` way. ``colors=True`` also searches the colour a wild names
-(measured weaker at equal worlds: docs/benchmarks.md "Bot tournament").
+(:func:`engine.ai.rollout.guided_action`), up to a horizon of 30 actions (about a third of a
+round: at equal worlds it read at least as strong as 60, at half the cost). A world's value for
+the seat is 1 for a win, 0 for being knocked out, and in between by how its hand compares with
+the others' when the horizon is reached (``leaf="fitted"``: by a model fitted on self-play).
+The candidate with the best mean wins; the search stops before a world that would overrun its
+time budget. Out-of-turn calls (UNO, catches) and choices it has no time for are made the
+``normal`` way. ``colors=True`` also searches the colour a wild names (measured weaker at equal
+worlds: docs/benchmarks.md "Bot tournament").
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Any
@@ -31,14 +34,47 @@ from .rollout import POLICIES, play_out
 
 PRIOR = 0.05  # the head start of the heuristic's own choice, per sampled world
 
+# The leaf's model of "who wins from here": each active player's chance is a softmax over them of
+# W_CUBE * (cards / mercy limit)^3 + W_INV / (cards + 1) + W_ONE * [one card or none], plus, for
+# the player a stack is aimed at, W_STACK * stack / limit + W_OVER * [taking it knocks them out].
+# Fitted (multinomial log loss) on 107,559 positions of 4,000 rounds of `normal` self-play,
+# mercyless (the two presets play the same rounds for bots that never draw by choice):
+# held-out log loss 1.0788 against 1.0859 for a uniform guess (the hand-size lead it replaces:
+# 1.104, worse than uniform). Few cards count, many cards count only near the limit.
+W_CUBE, W_INV, W_ONE, W_STACK, W_OVER = -0.284, 0.88, 0.239, -0.301, -0.861
+
+
+def fitted_value(s: GameState, seat: int) -> float:
+    """The chance ``seat`` wins the round from ``s``, by the fitted model above."""
+    if s.winner is not None:
+        return 1.0 if s.winner == seat else 0.0
+    if s.eliminated[seat]:
+        return 0.0
+    limit = s.rules.mercy_limit
+    stack = s.stack_total if s.stack_last else 0
+    total = mine = 0.0
+    for i, hand in enumerate(s.hands):
+        if s.eliminated[i]:
+            continue
+        n = len(hand)
+        h = n / limit
+        x = W_CUBE * h * h * h + W_INV / (n + 1) + (W_ONE if n <= 1 else 0.0)
+        if stack and i == s.turn:
+            x += W_STACK * stack / limit + (W_OVER if n + stack >= limit else 0.0)
+        e = math.exp(x)
+        total += e
+        if i == seat:
+            mine = e
+    return mine / total
+
 
 class HardBot(NormalBot):
     level = "hard"
 
-    def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 60,
+    def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 30,
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
                  prior: float = PRIOR, colors: bool = False,
-                 voids: bool = True) -> None:
+                 voids: bool = True, leaf: str = "hands") -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -48,6 +84,7 @@ class HardBot(NormalBot):
         self.prior = prior
         self.colors = colors
         self.voids = voids
+        self.leaf = fitted_value if leaf == "fitted" else self._value
 
     def decide(self, view: dict[str, Any], rng: random.Random) -> Action | None:
         game = view.get("game")
@@ -134,7 +171,7 @@ class HardBot(NormalBot):
                 # common random numbers: every candidate's rest of the round draws the same
                 # randomness, so their difference is the move's, not the dice's
                 play_out(s, random.Random(seed) if self.crn else rng, self.horizon, self.policy)
-                totals[i] += self._value(s, seat)
+                totals[i] += self.leaf(s, seat)
             slowest = max(slowest, clock() - started)
         if worlds == 0:
             return prior or candidates[0]

@@ -116,6 +116,16 @@ def _pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(len(values) * q))]
 
 
+def _literal(text: str) -> Any:
+    """``--set`` values: numbers and booleans as such, anything else as a string."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Mercyless bot tournament")
     parser.add_argument("--level", default="normal")
@@ -130,12 +140,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="hard bot: sample exactly this many worlds a decision, however long "
                              "it takes (its strength then does not depend on the machine's load)")
     parser.add_argument("--policy", default=None, help="hard bot's rollout policy (guided, random)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="another hard bot option (engine.ai.hard.HardBot), e.g. leaf=fitted")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {"budget_ms": args.budget_ms}
     if args.worlds is not None:
         options.update(max_worlds=args.worlds, budget_ms=1e9)
     if args.policy is not None:
         options["policy"] = args.policy
+    for item in args.set:
+        key, _, value = item.partition("=")
+        options[key] = _literal(value)
     print(f"{'tested':<8} {'vs 3x':<8} {'preset':<10} {'games':>6} {'win rate':>9} {'95% CI':>17}"
           f" {'p50 ms':>8} {'p99 ms':>8}")
     for preset in args.presets.split(","):

@@ -8,7 +8,7 @@ from collections import Counter
 
 from engine import ActionKind, apply, make_rules, new_game, view_for
 from engine.ai.determinize import determinize
-from engine.ai.hard import HardBot
+from engine.ai.hard import HardBot, fitted_value
 from engine.ai.memory import Memory
 from engine.ai.normal import NormalBot
 from engine.ai.rollout import guided_action
@@ -118,3 +118,28 @@ def test_a_wild_is_searched_with_each_colour_the_hand_holds():
     assert any(a.kind is ActionKind.DRAW for a in candidates)
     plain = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10)._candidates(view, random.Random(1))
     assert [a.color for a in plain if a.card == "w-wild"] == ["red"]  # the one it holds most of
+
+
+def test_the_fitted_leaf_is_a_chance_that_favours_few_cards_and_fears_a_knock_out_stack():
+    """``leaf="fitted"``: a softmax over the active players, so the seats' values sum to 1;
+    fewer cards is better, and a stack that would take its target past the limit is bad news."""
+    rules = make_rules({"turn_timer_s": 0})
+    state, _ = new_game(["a", "b", "c", "d"], rules, "leaf")
+    s = state.clone()
+    s.hands[1] = s.hands[1][:2]
+    values = [fitted_value(s, i) for i in range(4)]
+    assert abs(sum(values) - 1) < 1e-9 and values[1] == max(values)
+    s.eliminated[3] = True
+    assert fitted_value(s, 3) == 0.0 and abs(sum(fitted_value(s, i) for i in range(3)) - 1) < 1e-9
+    s.hands[0] = s.hands[0] + s.draw_pile[:13]  # 20 cards, at the turn
+    calm = fitted_value(s, 0)
+    s.stack_total, s.stack_last = 6, 6
+    assert fitted_value(s, 0) < calm
+    s.winner = 2
+    assert [fitted_value(s, i) for i in range(4)] == [0.0, 0.0, 1.0, 0.0]
+
+
+def test_tournament_options_are_read_as_numbers_booleans_or_strings():
+    from engine.ai.tournament import _literal
+
+    assert [_literal(v) for v in ("30", "0.1", "true", "fitted")] == [30, 0.1, True, "fitted"]
