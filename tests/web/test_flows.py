@@ -292,3 +292,34 @@ def test_a_card_that_cannot_be_played_says_why(pages, web_server):
     expect(page.locator(".table")).not_to_have_attribute("data-turn", "me")
     page.locator(".hand-card").first.click(force=True)  # aria-disabled: a tap still reaches it
     expect(page.locator("#toasts")).to_contain_text("It is not your turn.")
+
+
+STILL_FOR_TEN_FRAMES = """async (el) => {
+  const rects = [];
+  for (let i = 0; i < 10; i++) {
+    await new Promise((done) => requestAnimationFrame(done));
+    const r = el.getBoundingClientRect();
+    rects.push(`${r.top},${r.bottom}`);
+  }
+  return new Set(rects).size === 1;
+}"""
+
+
+def test_a_dialog_option_under_a_resting_pointer_keeps_still(pages, web_server):
+    """A pointer left on the bottom edge of a colour (a player who lets go of the mouse there):
+    the option used to rise 2 px on hover, out from under the pointer, sink back and rise again
+    for as long as the pointer stayed, and a click on it waited for it to hold still."""
+    made = web_server.create("Ann", rules={"deck": WILD_DECK})
+    page = pages.new()
+    seat_browser(page, web_server, made["code"], made)
+    page.wait_for_selector(".lobby")
+    add_bot(page, "easy")
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    page.locator(".hand-card.playable[data-card='w-wild']").first.click()
+    option = page.get_by_role("dialog", name="Choose a colour").get_by_role("button", name="Red")
+    expect(option).to_be_visible()
+    box = option.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 1)
+    assert option.evaluate(STILL_FOR_TEN_FRAMES)
