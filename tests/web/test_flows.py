@@ -116,7 +116,8 @@ def test_reload_mid_game_returns_to_the_same_seat_and_hand(pages, web_server):
     expect(second.get_by_role("alert")).to_contain_text("open in another tab")
 
 
-def test_colour_dialog_cancel_keeps_the_card_and_a_choice_sets_the_colour(pages, web_server, artifacts):
+def wild_table(pages, web_server):
+    """Ann's page at her first turn, a hand of wilds, against an easy bot."""
     made = web_server.create("Ann", rules={"deck": WILD_DECK})
     page = pages.new()
     seat_browser(page, web_server, made["code"], made)
@@ -125,6 +126,11 @@ def test_colour_dialog_cancel_keeps_the_card_and_a_choice_sets_the_colour(pages,
     page.get_by_role("button", name="Start the game").click()
     page.wait_for_selector(".table .hand-card")
     expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    return page
+
+
+def test_colour_dialog_cancel_keeps_the_card_and_a_choice_sets_the_colour(pages, web_server, artifacts):
+    page = wild_table(pages, web_server)
     wild = page.locator(".hand-card.playable[data-card='w-wild']").first
     count = page.locator(".hand-card[data-card='w-wild']").count()
     version = page.evaluate("() => document.body.dataset.version")
@@ -309,13 +315,7 @@ def test_a_dialog_option_under_a_resting_pointer_keeps_still(pages, web_server):
     """A pointer left on the bottom edge of a colour (a player who lets go of the mouse there):
     the option used to rise 2 px on hover, out from under the pointer, sink back and rise again
     for as long as the pointer stayed, and a click on it waited for it to hold still."""
-    made = web_server.create("Ann", rules={"deck": WILD_DECK})
-    page = pages.new()
-    seat_browser(page, web_server, made["code"], made)
-    page.wait_for_selector(".lobby")
-    add_bot(page, "easy")
-    page.get_by_role("button", name="Start the game").click()
-    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    page = wild_table(pages, web_server)
     page.locator(".hand-card.playable[data-card='w-wild']").first.click()
     option = page.get_by_role("dialog", name="Choose a colour").get_by_role("button", name="Red")
     expect(option).to_be_visible()
