@@ -17,8 +17,10 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections import deque
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
 
 from engine import Action
 from engine.ai.think import Thought, think
@@ -49,43 +51,133 @@ def _start_worker(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def _serve(conn: Connection, parent: int) -> None:
+    """A worker: one job at a time from its pipe, its answer back the same way, until the pipe
+    closes."""
+    _start_worker(parent)
+    while True:
+        try:
+            fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, fn(*args))
+        except Exception as exc:  # the server decides on its loop instead
+            answer = (False, repr(exc))
+        conn.send(answer)
+
+
+class _Worker:
+    """A worker process and the server's end of its pipe, with the job it is making."""
+
+    def __init__(self, parent: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_serve, args=(child, parent), name="mercyless-bot", daemon=True)
+        self.proc.start()
+        child.close()
+        self.job: asyncio.Future[Any] | None = None
+
+
+# -- speed: the loop feeds the workers over their pipes, no executor threads (docs/performance.md) --
 class BotPool:
+    """Worker processes the event loop talks to directly: a job is pickled onto a worker's pipe
+    and its answer read when the pipe is readable (``loop.add_reader``), one job per worker at a
+    time, the rest queued here. No thread of this process takes part: a ``ProcessPoolExecutor``
+    ran a manager and a feeder thread beside the loop, and on a busy machine the loop waited for
+    the interpreter lock inside each submit (docs/performance.md)."""
+
     def __init__(self, workers: int, budget_ms: float) -> None:
         self.workers = workers
         self.full_budget_ms = budget_ms
-        self.busy = 0  # searches handed over and not back yet
-        self._pool: ProcessPoolExecutor | None = None
+        self.busy = 0  # searches handed over and not back yet (queued ones included)
+        self._pool: list[_Worker] = []
+        self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def budget_ms(self) -> float:
         """The budget of a search asked for now: the whole one while a worker is free."""
         share = self.workers / max(self.workers, self.busy + 1)
         return max(MIN_BUDGET_MS, self.full_budget_ms * share)
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawned, not forked: the server has threads (the embedded store's writer), and a
-            # fork would copy their locks as they stand
-            self._pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
-                                             initializer=_start_worker, initargs=(os.getpid(),))
-        return self._pool
-
     def submit(self, thought: Thought) -> asyncio.Future[Action | None]:
         """The move ``thought`` asks for, made by a worker."""
-        try:
-            job: Future[Action | None] = self._executor().submit(think, thought)
-        except (BrokenProcessPool, RuntimeError):  # a worker died: a new pool for what follows
-            log.warning("bot workers lost; starting new ones")
-            self._pool = None
-            job = self._executor().submit(think, thought)
+        return self.call(think, thought)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """``fn(*args)`` in a worker (both picklable by reference)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # first use (or a new loop in tests): workers for this one
+            self.close()
+            self._loop = loop
+        done: asyncio.Future[Any] = loop.create_future()
+        self._queue.append((fn, args, done))
         self.busy += 1
-        done = asyncio.wrap_future(job)
         done.add_done_callback(self._back)
+        while len(self._pool) < self.workers:
+            self._start()
+        self._dispatch()
         return done
 
     def _back(self, _: object) -> None:
         self.busy -= 1
 
+    def _start(self) -> None:
+        worker = _Worker(os.getpid())
+        self._pool.append(worker)
+        assert self._loop is not None
+        self._loop.add_reader(worker.conn.fileno(), self._answered, worker)
+
+    def _dispatch(self) -> None:
+        for worker in self._pool:
+            while worker.job is None and self._queue:
+                fn, args, done = self._queue.popleft()
+                if done.done():  # cancelled while it waited
+                    continue
+                try:
+                    worker.conn.send((fn, args))
+                except (OSError, ValueError):
+                    self._queue.appendleft((fn, args, done))
+                    self._lost(worker)
+                    return
+                worker.job = done
+
+    def _answered(self, worker: _Worker) -> None:
+        try:
+            ok, value = worker.conn.recv()
+        except (EOFError, OSError):
+            self._lost(worker)
+            return
+        done, worker.job = worker.job, None
+        if done is not None and not done.done():
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(RuntimeError(f"bot search failed in its worker: {value}"))
+        self._dispatch()
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker died: its job fails (its table decides on the loop) and another starts."""
+        log.warning("a bot worker was lost; starting another")
+        self._drop(worker)
+        if worker.job is not None and not worker.job.done():
+            worker.job.set_exception(RuntimeError("bot worker lost"))
+        self._start()
+        self._dispatch()
+
+    def _drop(self, worker: _Worker) -> None:
+        self._pool.remove(worker)
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(worker.conn.fileno())
+        worker.conn.close()  # the worker reads the end of its pipe and leaves
+
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        for worker in list(self._pool):
+            self._drop(worker)
+            if worker.job is not None:
+                worker.job.cancel()
+            worker.proc.join(0.5)
+            if worker.proc.is_alive():
+                worker.proc.kill()
+        while self._queue:
+            self._queue.popleft()[2].cancel()

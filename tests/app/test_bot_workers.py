@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import threading
+import time
 from typing import Any
 
 import fakeredis
 import orjson
+import pytest
 
 from app.cluster.hub import Hub
 from app.cluster.thinkers import MIN_BUDGET_MS, BotPool
@@ -213,7 +217,7 @@ async def test_a_worker_only_gets_the_cores_no_table_wants():
     core from the server's loop whenever both wanted it."""
     pool = BotPool(1, 5.0)
     try:
-        worker = await asyncio.wait_for(asyncio.wrap_future(pool._executor().submit(os.getpid)), 60)
+        worker = await asyncio.wait_for(pool.call(os.getpid), 60)
         assert worker != os.getpid()
         assert os.sched_getscheduler(worker) == os.SCHED_IDLE
         assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the server itself keeps its class
@@ -270,4 +274,34 @@ async def test_hard_bots_play_through_real_workers():
         assert searches
     finally:
         hub.actor(CODE).task.cancel()
+        pool.close()
+
+
+async def test_a_lost_worker_fails_its_search_and_another_takes_the_next():
+    """A worker killed mid-search (the OOM killer, an operator): its table decides on the loop
+    (the search fails), and the pool starts another worker for what follows."""
+    pool = BotPool(1, 5.0)
+    try:
+        first = await asyncio.wait_for(pool.call(os.getpid), 60)
+        stuck = pool.call(time.sleep, 30)
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(RuntimeError, match="lost"):
+            await asyncio.wait_for(stuck, 60)
+        second = await asyncio.wait_for(pool.call(os.getpid), 60)
+        assert second not in (first, os.getpid())
+        assert pool.busy == 0
+    finally:
+        pool.close()
+
+
+async def test_the_pool_runs_no_thread_beside_the_loop():
+    """The loop reads the workers' pipes itself: an executor's manager and feeder threads made
+    the loop wait for the interpreter lock inside each submit on a busy machine."""
+    before = threading.active_count()
+    pool = BotPool(2, 5.0)
+    try:
+        answers = await asyncio.wait_for(asyncio.gather(*(pool.call(abs, -i) for i in range(20))), 60)
+        assert answers == list(range(20))
+        assert threading.active_count() == before
+    finally:
         pool.close()
