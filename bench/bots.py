@@ -4,8 +4,9 @@ For each bot level (``normal``, ``hard``) and room count (5, 25, 100) it starts 
 process on the embedded defaults (no ``REDIS_URL``; only the per-address limits are lifted),
 fills the rooms with one scripted human (who acts about every half second on their turn, and
 asks for the rematch) and three bots of the level, and opens one more socket in a room of its
-own that pings every 50 ms. It prints the probe's round trips (p50/p99/max): every room of the
-process waits while a bot thinks on the event loop, and a ping waits with them. Loopback only;
+own that pings every 50 ms, from a process of its own (not the load generator's loop). It
+prints the probe's round trips (p50/p99/max): every room of the process waits while a bot
+thinks on the event loop, and a ping waits with them. Loopback only;
 each run is bounded by ``--duration``. ``--root`` serves another checkout with this script (a
 "before" figure). ``--paced 250`` also runs ``bench.loadgen``'s paced benchmark (250 rooms of four
 scripted humans at one action a second each) in the same process, beside the bot rooms, and
@@ -18,11 +19,13 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +58,11 @@ def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[by
     return proc, wait_until_up(proc, port, tries=300)
 
 
-async def probe(url: str, stop: asyncio.Event, rtts: list[float], measuring: asyncio.Event) -> None:
-    """A socket in a room of its own that pings every 50 ms; its round trips go to ``rtts``
-    while ``measuring`` is set."""
+async def probe(url: str, control: Connection) -> None:
+    """A socket in a room of its own that pings every 50 ms. ``control`` says ``measure`` (its
+    round trips count from then), then ``stop``; the round trips go back the same way."""
+    rtts: list[float] = []
+    measuring = False
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         host = (await http.post("/api/rooms", json={"name": "Probe"})).json()
     async with websockets.connect(f"{ws_url(url)}/ws/{host['code']}", compression=None) as ws:
@@ -65,15 +70,27 @@ async def probe(url: str, stop: asyncio.Event, rtts: list[float], measuring: asy
         while json.loads(await ws.recv())["type"] != "welcome":
             pass
         next_at = time.perf_counter()
-        while not stop.is_set():
+        while True:
+            while control.poll():
+                said = control.recv()
+                if said == "stop":
+                    control.send(rtts)
+                    return
+                measuring = said == "measure"
             sent = time.perf_counter()
             await ws.send('{"type":"ping"}')
             while json.loads(await ws.recv())["type"] != "pong":
                 pass
-            if measuring.is_set():
+            if measuring:
                 rtts.append((time.perf_counter() - sent) * 1000)
             next_at += PING_EVERY_S
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+
+
+def _probe_process(url: str, control: Connection) -> None:
+    # a process of its own: in the generator's loop, the probe's round trips also measured how
+    # late that loop ran under a thousand scripted clients
+    asyncio.run(probe(url, control))
 
 
 async def add_bots(rooms: list[Room], level: str) -> None:
@@ -94,22 +111,24 @@ async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float,
                   paced: int = 0) -> dict[str, Any]:
     rooms = await setup_rooms(url, rooms_n, 1, HUMAN_INTERVAL_S)
     stats = Stats()
-    stop, measuring = asyncio.Event(), asyncio.Event()
+    stop = asyncio.Event()
     tasks = [asyncio.create_task(room.players[0].run(url, stats, stop)) for room in rooms]
     await add_bots(rooms, level)
     await start_rooms(rooms)
     drivers = [asyncio.create_task(room.drive()) for room in rooms]
-    rtts: list[float] = []
-    pinger = asyncio.create_task(probe(url, stop, rtts, measuring))
+    control, theirs = multiprocessing.get_context("spawn").Pipe()
+    pinger = multiprocessing.get_context("spawn").Process(target=_probe_process, args=(url, theirs))
+    pinger.start()
+    theirs.close()  # a probe that dies is then an end of file here, not a wait for ever
     await asyncio.sleep(3)  # warm-up: bots at their pace, workers started
     received0, cpu0, t0 = stats.received, cpu_seconds(pid), time.perf_counter()
-    measuring.set()
+    control.send("measure")
     humans = None
     if paced:  # the paced human benchmark in the same process, beside the bot rooms
         humans = await game_run(url, pid, paced, 4, 1.0, duration)
     else:
         await asyncio.sleep(duration)
-    measuring.clear()
+    control.send("stop")
     elapsed = time.perf_counter() - t0
     cpu = cpu_seconds(pid) - cpu0
     frames = stats.received - received0
@@ -117,8 +136,12 @@ async def one_run(url: str, pid: int, level: str, rooms_n: int, duration: float,
         room.acting = False
         room.changed.set()
     stop.set()
-    await asyncio.gather(pinger, *tasks, *drivers, return_exceptions=True)
-    rtts.sort()
+    try:
+        rtts: list[float] = sorted(await asyncio.to_thread(control.recv))
+    except EOFError:
+        rtts = []  # the probe died: no figure rather than a made-up one
+    pinger.join(10)
+    await asyncio.gather(*tasks, *drivers, return_exceptions=True)
     return {"p50": _q(rtts, 0.5), "p99": _q(rtts, 0.99), "max": rtts[-1] if rtts else float("nan"),
             "pings": len(rtts), "frames_per_s": frames / elapsed, "cpu_share": cpu / elapsed,
             "humans": humans}
