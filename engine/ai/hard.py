@@ -84,7 +84,10 @@ class HardBot(NormalBot):
         self.prior = prior
         self.colors = colors
         self.voids = voids
-        self.leaf = fitted_value if leaf == "fitted" else self._value
+        leaves = {"hands": self._value, "fitted": fitted_value}
+        if leaf not in leaves:
+            raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
+        self.leaf = leaves[leaf]
 
     def decide(self, view: dict[str, Any], rng: random.Random) -> Action | None:
         game = view.get("game")

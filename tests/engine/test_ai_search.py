@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from engine import ActionKind, apply, make_rules, new_game, view_for
 from engine.ai.determinize import determinize
 from engine.ai.hard import HardBot, fitted_value
@@ -137,6 +139,17 @@ def test_the_fitted_leaf_is_a_chance_that_favours_few_cards_and_fears_a_knock_ou
     assert fitted_value(s, 0) < calm
     s.winner = 2
     assert [fitted_value(s, i) for i in range(4)] == [0.0, 0.0, 1.0, 0.0]
+
+
+def test_an_unknown_leaf_is_refused_by_name():
+    """``leaf`` is "hands" (the default) or "fitted"; anything else (a typo in ``--set``) raises
+    instead of quietly searching with the hand-size leaf."""
+    rules = make_rules({"turn_timer_s": 0})
+    default = HardBot("a", rules)
+    assert default.leaf.__func__ is HardBot("a", rules, leaf="hands").leaf.__func__ is HardBot._value
+    assert HardBot("a", rules, leaf="fitted").leaf is fitted_value
+    with pytest.raises(ValueError, match="leaf must be one of hands, fitted, not 'fited'"):
+        HardBot("a", rules, leaf="fited")
 
 
 def test_tournament_options_are_read_as_numbers_booleans_or_strings():
