@@ -37,6 +37,19 @@ def test_a_draw_on_ones_turn_means_nothing_of_the_colour_and_no_wild():
     assert memory.free["b"] == 4
 
 
+def test_under_the_printed_draw_only_the_card_a_draw_ended_on_is_free():
+    """``draw: until_playable``: the cards before the playable one were all unplayable, so they
+    are no more of the colour (or wild) than the older cards; the last one is played at once."""
+    memory = Memory("a", until_playable=True)
+    memory.observe([_started("r-5"), {"kind": "drew", "player": "b", "count": 4}])
+    assert memory.void["b"] == {"r", "w"} and memory.free["b"] == 1
+    memory.observe([{"kind": "played", "player": "b", "card": "r-9"}])
+    assert memory.free["b"] == 0
+    rules = make_rules({"preset": "printed"})
+    assert NormalBot("a", rules).memory.until_playable
+    assert not NormalBot("a", make_rules({"preset": "mercyless"})).memory.until_playable
+
+
 def test_a_draw_forced_by_a_draw_card_says_nothing_and_a_swap_forgets_it_all():
     memory = Memory("a")
     memory.observe([_started("g-5"), {"kind": "played", "player": "b", "card": "g-draw2"},
