@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from engine import ActionKind, apply, make_rules, new_game, view_for
+from engine import Action, ActionKind, apply, make_rules, new_game, view_for
 from engine.ai.determinize import determinize
 from engine.ai.hard import HardBot, fitted_value
 from engine.ai.memory import Memory
@@ -169,3 +169,28 @@ def test_tournament_options_are_read_as_numbers_booleans_or_strings():
     from engine.ai.tournament import _literal
 
     assert [_literal(v) for v in ("30", "0.1", "true", "fitted")] == [30, 0.1, True, "fitted"]
+
+
+def test_successive_halving_spends_no_more_rollouts_than_the_flat_search():
+    """``halving=True``: n candidates over ceil(log2 n) rounds of max_worlds * n / rounds
+    rollouts; the worse half is dropped after each round but the last, and the choice is one of
+    the candidates still in."""
+    rules = make_rules({"turn_timer_s": 0})
+    for k in range(50):
+        state, events = new_game(["a", "b", "c", "d"], rules, f"halve-{k}")
+        me = state.players[state.turn]
+        view = view_for(state, me)
+        if len(view["game"]["legal"]["play"]) >= 3:
+            break
+    bot = HardBot(me, rules, budget_ms=1e9, max_worlds=4, horizon=5, halving=True)
+    bot.observe([e.to_wire(me) for e in events])
+    bot.memory.sync(view)
+    candidates = bot._candidates(view, random.Random(1))
+    calls: list[Action] = []
+    play = bot._play
+    bot._play = lambda world, seat, action, seed, rng: calls.append(action) or play(  # type: ignore[method-assign]
+        world, seat, action, seed, rng)
+    choice = bot._halve(view, candidates, None, random.Random(2))
+    assert choice in candidates and len(candidates) >= 3
+    assert len(candidates) * 4 // 2 <= len(calls) <= len(candidates) * 4
+    assert calls.count(choice) > 4  # a finalist is played on more worlds than a flat search's
