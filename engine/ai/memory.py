@@ -9,7 +9,9 @@
   their turn without a stack to take, they had nothing to play, so nothing of the colour then
   asked and no wild (a bot plays when it can; a person may draw freely under some rules, so this
   is a belief, not a fact). It holds for the cards they had then; ``free`` counts the cards they
-  got since (drawn, taken), which may be anything.
+  got since (drawn, taken), which may be anything. Under ``draw: until_playable`` (the printed
+  sheet) a draw goes on until a playable card turns up and that card must be played: of the
+  cards drawn only the last may be of the colour or a wild, so only it is free (a fact here).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from ..cards import CARD_INFO, NAME_TO_LETTER, WILD
 
 
 class Memory:
-    def __init__(self, me: str) -> None:
+    def __init__(self, me: str, until_playable: bool = False) -> None:
         self.me = me
+        self.until_playable = until_playable  # the rules' draw: a draw ends on a playable card
         self.discard: list[str] = []
         self.known: dict[str, Counter[str]] = {}
         self.seen: Counter[str] = Counter()
@@ -109,7 +112,8 @@ class Memory:
             self._got(player, e.get("count", 0))
         else:
             self.void[player] = frozenset((self.color, WILD))
-            self.free[player] = e.get("count", 0)
+            count = e.get("count", 0)
+            self.free[player] = min(count, 1) if self.until_playable else count
 
     def _on_took_stack(self, e: dict[str, Any]) -> None:
         if e["player"] == self.me:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..actions import Action, ActionKind
 from ..cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, Kind, most_held_color
-from ..rules import Rules
+from ..rules import DrawRule, Rules
 from .memory import Memory
 
 _HIGH_DRAW = frozenset({Kind.DRAW4, Kind.REVERSE4, Kind.DRAW6, Kind.DRAW10})
@@ -26,7 +26,7 @@ class NormalBot:
     def __init__(self, me: str, rules: Rules) -> None:
         self.me = me
         self.rules = rules
-        self.memory = Memory(me)
+        self.memory = Memory(me, rules.draw is DrawRule.UNTIL_PLAYABLE)
 
     def observe(self, events: list[dict[str, Any]]) -> None:
         self.memory.observe(events)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine import ActionKind, apply, make_rules, new_game, view_for
+import pytest
+
+from engine import Action, ActionKind, apply, make_rules, new_game, view_for
 from engine.ai.determinize import determinize
 from engine.ai.hard import HardBot, fitted_value
 from engine.ai.memory import Memory
@@ -33,6 +35,19 @@ def test_a_draw_on_ones_turn_means_nothing_of_the_colour_and_no_wild():
     assert memory.free["b"] == 5
     memory.observe([{"kind": "played", "player": "b", "card": "r-2"}])
     assert memory.free["b"] == 4
+
+
+def test_under_the_printed_draw_only_the_card_a_draw_ended_on_is_free():
+    """``draw: until_playable``: the cards before the playable one were all unplayable, so they
+    are no more of the colour (or wild) than the older cards; the last one is played at once."""
+    memory = Memory("a", until_playable=True)
+    memory.observe([_started("r-5"), {"kind": "drew", "player": "b", "count": 4}])
+    assert memory.void["b"] == {"r", "w"} and memory.free["b"] == 1
+    memory.observe([{"kind": "played", "player": "b", "card": "r-9"}])
+    assert memory.free["b"] == 0
+    rules = make_rules({"preset": "printed"})
+    assert NormalBot("a", rules).memory.until_playable
+    assert not NormalBot("a", make_rules({"preset": "mercyless"})).memory.until_playable
 
 
 def test_a_draw_forced_by_a_draw_card_says_nothing_and_a_swap_forgets_it_all():
@@ -139,7 +154,43 @@ def test_the_fitted_leaf_is_a_chance_that_favours_few_cards_and_fears_a_knock_ou
     assert [fitted_value(s, i) for i in range(4)] == [0.0, 0.0, 1.0, 0.0]
 
 
+def test_an_unknown_leaf_is_refused_by_name():
+    """``leaf`` is "hands" (the default) or "fitted"; anything else (a typo in ``--set``) raises
+    instead of quietly searching with the hand-size leaf."""
+    rules = make_rules({"turn_timer_s": 0})
+    default = HardBot("a", rules)
+    assert default.leaf.__func__ is HardBot("a", rules, leaf="hands").leaf.__func__ is HardBot._value
+    assert HardBot("a", rules, leaf="fitted").leaf is fitted_value
+    with pytest.raises(ValueError, match="leaf must be one of hands, fitted, not 'fited'"):
+        HardBot("a", rules, leaf="fited")
+
+
 def test_tournament_options_are_read_as_numbers_booleans_or_strings():
     from engine.ai.tournament import _literal
 
     assert [_literal(v) for v in ("30", "0.1", "true", "fitted")] == [30, 0.1, True, "fitted"]
+
+
+def test_successive_halving_spends_no_more_rollouts_than_the_flat_search():
+    """``halving=True``: n candidates over ceil(log2 n) rounds of max_worlds * n / rounds
+    rollouts; the worse half is dropped after each round but the last, and the choice is one of
+    the candidates still in."""
+    rules = make_rules({"turn_timer_s": 0})
+    for k in range(50):
+        state, events = new_game(["a", "b", "c", "d"], rules, f"halve-{k}")
+        me = state.players[state.turn]
+        view = view_for(state, me)
+        if len(view["game"]["legal"]["play"]) >= 3:
+            break
+    bot = HardBot(me, rules, budget_ms=1e9, max_worlds=4, horizon=5, halving=True)
+    bot.observe([e.to_wire(me) for e in events])
+    bot.memory.sync(view)
+    candidates = bot._candidates(view, random.Random(1))
+    calls: list[Action] = []
+    play = bot._play
+    bot._play = lambda world, seat, action, seed, rng: calls.append(action) or play(  # type: ignore[method-assign]
+        world, seat, action, seed, rng)
+    choice = bot._halve(view, candidates, None, random.Random(2))
+    assert choice in candidates and len(candidates) >= 3
+    assert len(candidates) * 4 // 2 <= len(calls) <= len(candidates) * 4
+    assert calls.count(choice) > 4  # a finalist is played on more worlds than a flat search's
