@@ -93,6 +93,16 @@ export function applyFx(fx, at = measureFx(fx)) {
 function showRoulette(ev) {
   const cards = ev.cards || [];
   clearTimeout(T.revealTimer);
+  // on a phone the opponents fill the top of the table: the cards show over the piles instead
+  // (the player with a stack aimed at them still sees who holds what), and for less long. Their
+  // place is read before the cards are added, while the page's layout is still clean
+  const phone = matchMedia("(max-width: 600px)").matches;
+  const center = phone ? T.discard.closest(".center") : null;
+  const place = center && {
+    // the piles sit inside the seats' ring: measured from the table's own top
+    top: center.getBoundingClientRect().top - T.root.getBoundingClientRect().top - T.root.clientTop,
+    height: center.offsetHeight,
+  };
   replace(T.reveal,
     h("p.reveal-title", t("reveal.title", { name: name(ev.player), color: colorName(ev.color), n: cards.length })),
     h("div.reveal-cards", cards.map((c) => {
@@ -101,16 +111,10 @@ function showRoulette(ev) {
       return el;
     })));
   T.reveal.className = `reveal rv-${ev.color[0]}`;
-  // on a phone the opponents fill the top of the table: the cards show over the piles instead
-  // (the player with a stack aimed at them still sees who holds what), and for less long
-  const phone = matchMedia("(max-width: 600px)").matches;
-  const center = T.discard.closest(".center");
-  if (phone && center) {
+  if (place) {
     T.reveal.classList.add("on-center");
-    // the piles sit inside the seats' ring: measured from the table's own top
-    const top = center.getBoundingClientRect().top - T.root.getBoundingClientRect().top - T.root.clientTop;
-    T.reveal.style.setProperty("--reveal-top", `${Math.round(top)}px`);
-    T.reveal.style.setProperty("--reveal-h", `${center.offsetHeight}px`);
+    T.reveal.style.setProperty("--reveal-top", `${Math.round(place.top)}px`);
+    T.reveal.style.setProperty("--reveal-h", `${place.height}px`);
   }
   T.reveal.hidden = false;
   flipIn([...T.reveal.querySelectorAll(".reveal-cards .card")]); // one by one
