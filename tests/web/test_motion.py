@@ -118,13 +118,15 @@ def _act(page, click: str) -> None:
     page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "not met yet: at 4x CPU this turn still has 10-15 tasks of 51-185 ms on the phone on a quiet "
-    "2-core machine (6-29 tasks of 50-310 ms at a load of 7-13): the patch's render and its style "
-    "and layout pass, the frames' restyle of animated cards and paint, Playwright's own script and "
-    "hit tests (docs/performance.md, the browser); "
-    "the figures land in artifacts/busy-turn-long-tasks.json. Remove this mark once the turn has none "
-    "over 50 ms"))
+# Not strict: on a quiet machine the turn reads 1-5 long tasks, close enough that a run with
+# none can happen without the target being met run after run.
+@pytest.mark.xfail(strict=False, reason=(
+    "not met yet: at 4x CPU this turn has 1-5 tasks of 50-121 ms on the phone on a quiet 2-core "
+    "machine (2026-12-04; more under load): the patch that takes the stack (its script, then the "
+    "style and layout its movements' places force), frames that restyle a dozen running movements, "
+    "Playwright's own polls (docs/performance.md, the browser); the figures land in "
+    "artifacts/busy-turn-long-tasks.json. Make it a plain test once the turn has none over 50 ms "
+    "run after run"))
 def test_a_busy_turn_has_no_long_task_on_a_mid_phone(pages, web_server, artifacts):
     rules = {"turn_timer_s": 0, "deck": BUSY, "hand_size": 7, "mercy_limit": 60, "draw": "voluntary",
              "stacking": "ladder", "roulette_chooser": "target", "catch_window_s": 1}
