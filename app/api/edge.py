@@ -17,8 +17,10 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 #: The browser client is files of its own origin only: no inline script, style attribute, eval,
 #: frame or plug-in. Styles set from JavaScript through the CSSOM (``el.style.x``) are allowed;
-#: ``style=`` in markup is not. ``connect-src 'self'`` covers the same host's ws:/wss:.
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
+#: ``style=`` in markup is not. ``connect-src 'self'`` covers the same host's ws:/wss:. ``blob:``
+#: images are the card faces the client draws itself (web/js/card-art.js): only this origin's
+#: scripts can make a blob: URL of this origin.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
        "frame-ancestors 'none'")
 

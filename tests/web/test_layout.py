@@ -104,9 +104,12 @@ HAND_JS = """() => {
   let overlaps = 0;
   cards.forEach((card, i) => {
     const r = card.getBoundingClientRect();
-    const corner = card.querySelector('.corner.tl');
-    if (corner.children.length < 2) hidden.push(`${i} ${card.dataset.card}: a corner with the colour only`);
-    const c = corner.getBoundingClientRect();
+    // the face's top-left corner (its letter and value or symbol, drawn in its image), as fractions
+    // of the card's box (cards.js data-corner)
+    const f = (card.dataset.corner || '').split(' ').map(Number);
+    if (f.length !== 4 || f.some((x) => !(x > 0 && x < 1))) hidden.push(`${i} ${card.dataset.card}: no corner`);
+    const c = {left: r.left + f[0] * r.width, top: r.top + f[1] * r.height,
+               right: r.left + f[2] * r.width, bottom: r.top + f[3] * r.height};
     const points = [[r.left + 3, r.top + r.height / 2], [c.left + 1, c.top + 1], [c.right - 1, c.bottom - 1],
       [(c.left + c.right) / 2, (c.top + c.bottom) / 2]];
     for (const [x, y] of points) {

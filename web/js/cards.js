@@ -1,6 +1,8 @@
-// Card codes (rules.md "Cards"): "r-7", "g-draw2", "w-draw6". Faces are drawn with CSS and inline
-// SVG; every face carries its colour letter and its symbol, so colour is never the only cue.
-import { h, svg } from "./dom.js";
+// Card codes (rules.md "Cards"): "r-7", "g-draw2", "w-draw6". Faces are SVG images (card-art.js)
+// over a CSS colour and pattern; every face carries its colour letter and its symbol, so colour is
+// never the only cue.
+import { faceArt, faceSvg } from "./card-art.js";
+import { h } from "./dom.js";
 import { lang, t } from "./i18n.js";
 
 export const COLORS = ["red", "yellow", "green", "blue"];
@@ -73,6 +75,7 @@ export function cardFace(code, opts = {}) {
   const key = `${code}|${opts.tag || ""}|${opts.size || ""}|${opts.class || ""}|${lang()}`;
   let face = built.get(key);
   if (!face) {
+    warm();
     face = buildFace(code, opts);
     built.set(key, face);
   }
@@ -81,13 +84,10 @@ export function cardFace(code, opts = {}) {
 
 const built = new Map();
 
-// The oval is a sibling of the symbol and value drawn over it, not their parent: inside the
-// turned oval they had to be turned back, two more transforms for every card on the table to
-// style, lay out and paint. The colour's shapes of the colour-blind theme are the face's
-// ::before and ::after (theme.css), not elements of their own.
+// The face is one element showing its drawing as an image (card-art.js); the colour, its pattern
+// and the colour-blind theme's shapes stay CSS (style.css, theme.css).
 function buildFace(code, opts) {
   const p = parse(code);
-  const s = symbols(p);
   const el = h(opts.tag || "span", {
     class: `card c-${p.c} k-${p.kind}${opts.size ? ` card-${opts.size}` : ""}${opts.class ? ` ${opts.class}` : ""}`,
     "data-card": code,
@@ -96,20 +96,41 @@ function buildFace(code, opts) {
     el.setAttribute("role", "img");
     el.setAttribute("aria-label", cardName(code));
   }
-  const letter = t(`letter.${p.c}`);
-  const face = h("span.face", { "aria-hidden": "true" });
-  // the top-left corner names the card by itself (in an overlapped hand it is what shows): the
-  // colour letter, then the value, or the symbol of a card without one ("W +4" is the Reverse +4)
-  const tlMark = s.icon && !s.big ? svg(ICONS[s.icon], "mini") : s.corner ? h("i", s.corner) : null;
-  face.append(h("span.corner.tl", h("b", letter), tlMark));
-  face.append(h("span.oval"));
-  if (s.icon) face.append(svg(ICONS[s.icon], `sym sym-${s.icon}`));
-  if (s.big) face.append(h("span.big", { class: s.big.length > 2 ? "long" : "" }, s.big));
-  // the mirrored corner of a card with a value is one element, its two lines one text (style.css)
-  face.append(s.icon ? h("span.corner.br", svg(ICONS[s.icon], "mini"), h("b", letter)) : h("span.corner.br.lines", `${s.corner}\n${letter}`));
+  const art = artOf(code, opts.size === "xs" ? "xs" : "full");
+  // where its top-left corner lies (fractions of the card's box): an overlapped hand keeps it in view
+  if (art.corner) el.dataset.corner = art.corner.join(" ");
+  const face = h("span.face", { class: art.cls, "aria-hidden": "true" });
   el.append(face);
   return el;
 }
+
+function artOf(code, cut) {
+  const p = parse(code);
+  const letter = t(`letter.${p.c}`);
+  return faceArt(`${code}|${cut}|${letter}`, () => faceSvg(p, symbols(p), letter, cut, ICONS));
+}
+
+const warmed = new Set();
+
+// -- speed: every face's image (in the page's language) is made ahead, a few at a time while the
+// page is idle, so the patch that first shows a card only clones it: twelve new faces drawn, encoded
+// and added to the sheet in the patch cost a slow phone ~10 ms
+const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
+
+function warm() {
+  if (warmed.has(lang())) return;
+  warmed.add(lang());
+  const codes = ["r", "y", "g", "b"].flatMap((c) => KIND_ORDER.slice(0, 16).map((k) => `${c}-${k}`))
+    .concat(KIND_ORDER.slice(16).map((k) => `w-${k}`));
+  const jobs = ["xs", "full"].flatMap((cut) => codes.map((code) => [code, cut]));
+  const step = (deadline) => {
+    const until = performance.now() + 4;
+    while (jobs.length && deadline.timeRemaining() > 1 && performance.now() < until) artOf(...jobs.pop());
+    if (jobs.length) idle(step);
+  };
+  idle(step);
+}
+idle(warm); // once the page has set its language
 
 export function cardBack(opts = {}) {
   return h("span.card.back", { class: opts.size ? `card-${opts.size}` : "", "aria-hidden": "true" },

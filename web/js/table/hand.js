@@ -104,12 +104,12 @@ function fanPlan(hand, cards) {
   const starts = cards.filter((c) => c.classList.contains("group-start"));
   const groupGap = starts.length ? parseFloat(getComputedStyle(starts[0]).marginLeft) || 0 : 0;
   if (n * w + (n - 1) * gap + starts.length * groupGap <= room) return null;
-  // the widest corner in the hand ("+10"), from layout boxes: a lifted or entering card's
-  // transform does not count
+  // the widest corner in the hand ("+10"): its right edge, a fraction of the card's width
+  // (cards.js data-corner), so no layout box is read
   let least = w * 0.3;
   for (const card of cards) {
-    const corner = card.querySelector(".corner.tl");
-    if (corner) least = Math.max(least, (corner.offsetParent?.offsetLeft || 0) + corner.offsetLeft + corner.offsetWidth);
+    const right = Number((card.dataset.corner || "").split(" ")[2]);
+    if (right) least = Math.max(least, right * w);
   }
   least = Math.min(w, least + CORNER_MARGIN);
   for (let rows = 1; rows <= n; rows++) {

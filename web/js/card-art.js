@@ -1,0 +1,158 @@
+// A card's face drawn once as an SVG image per card, cut and language, and shown on the card's one
+// .face element (cards.js). The colour and its pattern stay the face's CSS background under it (the
+// colour-blind theme changes them); the white border and the shadow stay the card's own.
+//
+// -- speed: a face of elements (corners, oval, value, symbol: 8-10 boxes with text) cost a phone
+// its style and layout pass for every card that arrived or changed; an image is one box, its text
+// laid out once inside the image, whichever cards show it (docs/performance.md, the browser).
+//
+// Units: the face of a card 100 wide (its white border 5.5 each side), so 89 x 137; sizes follow
+// style.css, where they were calc(var(--w) * k): k * 100 here.
+
+const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', 'Noto Sans', 'DejaVu Sans', Arial, sans-serif";
+const FW = 89;
+const FH = 137;
+const CX = FW / 2;
+const CY = FH / 2;
+
+let palette = null;
+let ruler = null;
+
+function colours() {
+  if (!palette) {
+    const css = getComputedStyle(document.documentElement);
+    const get = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+    palette = { red: get("--red", "#d8482f"), yellow: get("--yellow", "#eec22f"), green: get("--green", "#149a70"),
+      blue: get("--blue", "#2f6fc0"), wild: get("--wild", "#1b1b24") };
+  }
+  return palette;
+}
+
+/** How wide a text is in a bold face of this size (for the corners, laid out as style.css did). */
+function width(text, size, spacing = 0) {
+  if (!ruler) ruler = document.createElement("canvas").getContext("2d");
+  ruler.font = `900 ${size}px ${FONT}`;
+  return ruler.measureText(text).width + spacing * size * text.length;
+}
+
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** An icon (cards.js ICONS, 24 x 24) placed in a box, its colours made concrete. */
+function icon(markup, x, y, size, ink) {
+  const pal = colours();
+  return markup.replace(/currentColor/g, ink)
+    .replace(/var\(--(red|yellow|green|blue)\)/g, (_, c) => pal[c])
+    .replace(/^<svg /, `<svg x="${x}" y="${y}" width="${size}" height="${size}" `);
+}
+
+function text(s, x, y, size, fill, more = "") {
+  return `<text x="${x}" y="${y}" font-size="${size}" fill="${fill}" ${more}>${esc(s)}</text>`;
+}
+
+/** A corner's column: the colour letter over the value or mark, centred on each other. */
+function column(letter, mark, markIcon, ink) {
+  const lw = width(letter, 19, -0.02);
+  const mw = markIcon ? 20 : mark ? width(mark, 17) : 0;
+  const w = Math.max(lw, mw);
+  const parts = [text(letter, w / 2, 15, 19, ink, 'letter-spacing="-0.38"')];
+  if (markIcon) parts.push(icon(markIcon, (w - 20) / 2, 20, 20, ink));
+  else if (mark) parts.push(text(mark, w / 2, 33.5, 17, ink));
+  return { svg: parts.join(""), w, h: markIcon ? 40 : mark ? 37 : 19 };
+}
+
+/** The oval, turned -28deg about the face's middle; a wild's (but the roulette's and the plain
+ * wild's) is the four colours, red top right, as the conic gradient turned with the oval was. */
+function oval(p, xs, pal) {
+  const rx = FW * (xs ? 0.46 : 0.38);
+  const ry = FH * (xs ? 0.32 : 0.29);
+  const turn = `rotate(-28 ${CX} ${CY})`;
+  if (!p.wild || p.kind === "roulette" || p.kind === "wild") {
+    return `<ellipse cx="${CX}" cy="${CY}" rx="${rx}" ry="${ry}" transform="${turn}" fill="#fff" stroke="rgba(0,0,0,.05)"/>`;
+  }
+  const quarter = (x, y, fill) => `<rect x="${x}" y="${y}" width="${rx}" height="${ry}" fill="${fill}"/>`;
+  return `<defs><clipPath id="o"><ellipse cx="${CX}" cy="${CY}" rx="${rx}" ry="${ry}"/></clipPath></defs>`
+    + `<g transform="${turn}"><g clip-path="url(#o)">${quarter(CX - rx, CY - ry, pal.blue)}${quarter(CX, CY - ry, pal.red)}`
+    + `${quarter(CX, CY, pal.yellow)}${quarter(CX - rx, CY, pal.green)}</g></g>`;
+}
+
+/**
+ * A face: its SVG, and where its top-left corner lies on the card ([left, top, right, bottom], as
+ * fractions of the card's width and height; null when it has none). cut "full": both corners;
+ * "xs": none, the value and symbol larger for the size (a log's 22 px cards). s: the card's
+ * symbols (cards.js); icons: cards.js ICONS.
+ */
+export function faceSvg(p, s, letter, cut, icons) {
+  const pal = colours();
+  const ink = p.c === "y" ? "#1c1500" : "#fff";
+  const deep = p.c === "y" ? "#a87a00" : pal[p.color] || pal.wild; // the value and symbol on the oval
+  const xs = cut === "xs";
+  const rev4 = p.kind === "reverse4" && !xs; // the arrows above the +4, along the oval's axis
+  const out = [oval(p, xs, pal)];
+  const px = xs ? FW / 19 : 1; // an xs face's sizes were pixels of its 19 px face
+  if (s.icon) {
+    const size = xs ? 11 * px : rev4 ? 30 : p.kind === "roulette" || p.kind === "wild" ? 55 : 42;
+    const x = (rev4 ? CX - 6.57 : CX) - size / 2;
+    const y = (rev4 ? CY - 12.36 : CY) - size / 2;
+    if (rev4) out.push(icon(icons[s.icon], x, y + 1.4, size, "#000")); // its drop shadow
+    out.push(icon(icons[s.icon], x, y, size, rev4 ? "#fff" : deep));
+  }
+  if (s.big) {
+    const long = s.big.length > 2;
+    const size = xs ? (long ? 8 : 10) * px : rev4 ? 27 : p.wild ? (long ? 33 : 40) : long ? 34 : 46;
+    const x = rev4 ? CX + 7.28 : CX;
+    const y = rev4 ? CY + 13.68 : CY;
+    const common = `text-anchor="middle" dominant-baseline="central" letter-spacing="${-0.04 * size}"`;
+    if (p.wild) { // white, outlined, with a hard shadow
+      const stroke = `${common} stroke="#111" stroke-width="1.8"`;
+      if (!xs) out.push(text(s.big, x, y + 2.8, size, "#111", stroke));
+      out.push(text(s.big, x, y, size, "#fff", stroke));
+    } else {
+      if (!xs) out.push(text(s.big, x + 1.4, y + 1.4, size, "rgba(0,0,0,.12)", common));
+      out.push(text(s.big, x, y, size, deep, common));
+    }
+  }
+  let corner = null;
+  if (!xs) {
+    // the top-left corner names the card by itself (in an overlapped hand it is what shows): the
+    // colour letter, then the value, or the symbol of a card without one ("W +4" is the Reverse +4)
+    const tlIcon = s.icon && !s.big ? icons[s.icon] : null;
+    const tl = column(letter, tlIcon ? null : s.corner, tlIcon, ink);
+    out.push(`<g transform="translate(5 4)" text-anchor="middle">${tl.svg}</g>`);
+    // its mirror, bottom right: a card's symbol, else its value
+    const brIcon = s.icon ? icons[s.icon] : null;
+    const br = column(letter, brIcon ? null : s.corner, brIcon, ink);
+    out.push(`<g transform="translate(${FW - 5} ${FH - 4}) rotate(180)" text-anchor="middle">${br.svg}</g>`);
+    // on the card: its 5.5% border, then the corner 5 across and 4 down the face
+    corner = [10.5 / 100, 9.5 / 148, (10.5 + tl.w) / 100, (9.5 + tl.h) / 148].map((f) => Math.round(f * 1000) / 1000);
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${FW} ${FH}" font-family="${FONT}" font-weight="900">${out.join("")}</svg>`;
+  return { svg, corner };
+}
+
+const made = new Map();
+let sheet = null;
+
+/**
+ * The class that gives a face its image (a data: URL in a rule of a sheet of the page's own), and
+ * the face's corner (faceSvg), made once per key: the faces of a room are a few dozen.
+ */
+export function faceArt(key, make) {
+  let art = made.get(key);
+  if (!art) {
+    // -- speed: a rule that every face of this card shares, so its image is parsed and loaded once,
+    // not for each element that shows it (as an element's own style or a custom property was); a
+    // blob: URL costs two trips to the browser's process to make (~2 ms a face on a slow phone).
+    // The image is the face's border image, its middle filled: drawn over the face's background
+    // (the colour and its pattern, style.css and theme.css), with no border around it.
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    }
+    const { svg, corner } = make();
+    art = { cls: `art${made.size}`, corner };
+    sheet.insertRule(`.${art.cls}{border-image:url("data:image/svg+xml,${encodeURIComponent(svg)}") 0 fill / 0 stretch}`,
+      sheet.cssRules.length);
+    made.set(key, art);
+  }
+  return art;
+}
