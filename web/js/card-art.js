@@ -131,10 +131,14 @@ export function faceSvg(p, s, letter, cut, icons) {
 
 const made = new Map();
 let sheet = null;
+// a browser without constructed style sheets (Safari before 16.4) sets each face's own style
+// through the CSSOM, which the CSP allows; an inline <style> it would not
+const SHEETS = typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in Document.prototype;
 
 /**
- * The class that gives a face its image (a data: URL in a rule of a sheet of the page's own), and
- * the face's corner (faceSvg), made once per key: the faces of a room are a few dozen.
+ * How a face shows its image: a class (a rule of a sheet of the page's own) or, without such
+ * sheets, a style for the element; and the face's corner (faceSvg). Made once per key: the faces
+ * of a room are a few dozen.
  */
 export function faceArt(key, make) {
   let art = made.get(key);
@@ -144,14 +148,18 @@ export function faceArt(key, make) {
     // blob: URL costs two trips to the browser's process to make (~2 ms a face on a slow phone).
     // The image is the face's border image, its middle filled: drawn over the face's background
     // (the colour and its pattern, style.css and theme.css), with no border around it.
-    if (!sheet) {
-      sheet = new CSSStyleSheet();
-      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-    }
     const { svg, corner } = make();
-    art = { cls: `art${made.size}`, corner };
-    sheet.insertRule(`.${art.cls}{border-image:url("data:image/svg+xml,${encodeURIComponent(svg)}") 0 fill / 0 stretch}`,
-      sheet.cssRules.length);
+    const image = `url("data:image/svg+xml,${encodeURIComponent(svg)}") 0 fill / 0 stretch`;
+    if (SHEETS) {
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+      }
+      art = { cls: `art${made.size}`, image: null, corner };
+      sheet.insertRule(`.${art.cls}{border-image:${image}}`, sheet.cssRules.length);
+    } else {
+      art = { cls: null, image, corner };
+    }
     made.set(key, art);
   }
   return art;

@@ -100,6 +100,7 @@ function buildFace(code, opts) {
   // where its top-left corner lies (fractions of the card's box): an overlapped hand keeps it in view
   if (art.corner) el.dataset.corner = art.corner.join(" ");
   const face = h("span.face", { class: art.cls, "aria-hidden": "true" });
+  if (art.image) face.style.borderImage = art.image;
   el.append(face);
   return el;
 }
