@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .test_flows import seat_browser
-from .ui import add_bot
+from .ui import start_against_a_bot
 
 # every face on the page: its image and the corner it declares
 FACES_JS = """() => [...document.querySelectorAll('.card:not(.back)')].map((card) => {
@@ -31,9 +31,7 @@ def test_every_face_shows_its_image_and_its_corner(pages, web_server, sheets):
     if not sheets:  # Safari before 16.4: each face's own style instead of a shared rule
         page.add_init_script("delete Document.prototype.adoptedStyleSheets")
     seat_browser(page, web_server, made["code"], made)
-    add_bot(page, "easy")
-    page.get_by_role("button", name="Start the game").click()
-    page.wait_for_selector(".table .hand-card")
+    start_against_a_bot(page)
     faces = page.evaluate(FACES_JS)
     hand = [f for f in faces if not f["xs"]]
     assert len(hand) >= 13, faces  # the hand and the pile's top

@@ -107,7 +107,8 @@ HAND_JS = """() => {
     // the face's top-left corner (its letter and value or symbol, drawn in its image), as fractions
     // of the card's box (cards.js data-corner)
     const f = (card.dataset.corner || '').split(' ').map(Number);
-    if (f.length !== 4 || f.some((x) => !(x > 0 && x < 1))) hidden.push(`${i} ${card.dataset.card}: no corner`);
+    const bad = f.length !== 4 || f.some((x) => !(x > 0 && x < 1));
+    if (bad) hidden.push(`${i} ${card.dataset.card}: no corner`);
     const c = {left: r.left + f[0] * r.width, top: r.top + f[1] * r.height,
                right: r.left + f[2] * r.width, bottom: r.top + f[3] * r.height};
     const points = [[r.left + 3, r.top + r.height / 2], [c.left + 1, c.top + 1], [c.right - 1, c.bottom - 1],

@@ -9,7 +9,7 @@ import itertools
 from playwright.sync_api import expect
 
 from .test_flows import seat_browser
-from .ui import add_bot
+from .ui import start_against_a_bot
 
 # a face's shapes are its ::before and ::after
 SHAPES_JS = """() => Object.fromEntries(['r', 'y', 'g', 'b'].map((c) => {
@@ -30,9 +30,7 @@ def test_the_colour_blind_theme_shows_a_shape_per_colour_and_is_remembered(pages
     made = web_server.create("Ann", rules={"deck": DECK, "hand_size": 6, "turn_timer_s": 0})
     page = pages.new(viewport={"width": 1280, "height": 800})
     seat_browser(page, web_server, made["code"], made)
-    add_bot(page, "easy")
-    page.get_by_role("button", name="Start the game").click()
-    page.wait_for_selector(".table .hand-card")
+    start_against_a_bot(page)
     assert set(page.evaluate(SHAPES_JS).values()) <= {"hidden", None}  # the standard faces
     page.get_by_role("button", name="Settings").click()
     dialog = page.get_by_role("dialog", name="Settings")
@@ -65,9 +63,7 @@ def test_the_theme_on_a_phone_keeps_the_room_bar_whole(pages, web_server, artifa
     page = pages.new(phone=True, viewport={"width": 360, "height": 740})
     page.add_init_script("localStorage.setItem('mercyless.cards', 'shapes')")
     seat_browser(page, web_server, made["code"], made)
-    add_bot(page, "easy")
-    page.get_by_role("button", name="Start the game").click()
-    page.wait_for_selector(".table .hand-card")
+    start_against_a_bot(page)
     bar = page.evaluate(BAR_JS)
     assert len(bar) == 6 and all(left >= 0 and right <= 360 for left, right in bar), bar
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(bar)), bar  # side by side, none over another

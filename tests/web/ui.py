@@ -41,6 +41,13 @@ def add_bot(page, level: str) -> None:
     page.wait_for_function("n => document.querySelectorAll('.seatlist .seat').length === n", arg=seats + 1)
 
 
+def start_against_a_bot(page, level: str = "easy") -> None:
+    """From the host's lobby: a bot takes a seat, the game starts, the hand is dealt."""
+    add_bot(page, level)
+    page.get_by_role("button", name="Start the game").click()
+    page.wait_for_selector(".table .hand-card")
+
+
 def wait_version_after(page, version: int, timeout: float = 15_000) -> None:
     page.wait_for_function(
         "v => Number(document.body.dataset.version) > v || !!document.querySelector('#dlg[open]')"
