@@ -14,6 +14,8 @@ time budget. Out-of-turn calls (UNO, catches) and choices it has no time for are
 ``normal`` way. ``colors=True`` also searches the colour a wild names (measured weaker at equal
 worlds: docs/benchmarks.md "Bot tournament"). ``halving=True`` spends the same rollouts by
 successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured at 400 games).
+``lacks=True`` also keeps a player's older cards from answering a stack they took (memory's
+``lacks``; no gain measured at 400 games).
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ class HardBot(NormalBot):
     def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 30,
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
                  prior: float = PRIOR, colors: bool = False,
-                 voids: bool = True, leaf: str = "hands", halving: bool = False) -> None:
+                 voids: bool = True, leaf: str = "hands", halving: bool = False,
+                 lacks: bool = False) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -86,6 +89,7 @@ class HardBot(NormalBot):
         self.colors = colors
         self.voids = voids
         self.halving = halving
+        self.lacks = lacks
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -162,7 +166,7 @@ class HardBot(NormalBot):
             if worlds and started + slowest > deadline:
                 break
             try:
-                world = determinize(view, me, self.rules, self.memory, rng, self.voids)
+                world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
             except (ValueError, IndexError, KeyError):
                 break
             seat = world.players.index(me)
@@ -227,7 +231,7 @@ class HardBot(NormalBot):
             out_of_time = False
             while len(worlds) < want:
                 try:
-                    world = determinize(view, me, self.rules, self.memory, rng, self.voids)
+                    world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
                 except (ValueError, IndexError, KeyError):
                     break
                 worlds.append((world, world.players.index(me), rng.random()))
