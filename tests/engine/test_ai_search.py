@@ -168,6 +168,21 @@ def test_a_wild_is_searched_with_each_colour_the_hand_holds():
     assert [a.color for a in plain if a.card == "w-wild"] == ["red"]  # the one it holds most of
 
 
+def test_with_void_color_a_wild_names_a_held_colour_the_next_player_lacks():
+    rules = make_rules({"turn_timer_s": 0})
+    view = {
+        "players": [{"id": "a", "cards": 4, "eliminated": False, "uno": False, "score": 0},
+                    {"id": "b", "cards": 5, "eliminated": False, "uno": False, "score": 0}],
+        "hand": ["w-wild", "r-3", "r-4", "g-7"],
+        "game": {"direction": 1},
+    }
+    bot = HardBot("a", rules, void_color=True)
+    assert bot._complete(view, "w-wild").color == "red"  # nothing known: the one held most
+    bot.memory.observe([_started("g-5"), {"kind": "drew", "player": "b", "count": 1}])
+    assert bot._complete(view, "w-wild").color == "green"
+    assert HardBot("a", rules)._complete(view, "w-wild").color == "red"
+
+
 def test_the_fitted_leaf_is_a_chance_that_favours_few_cards_and_fears_a_knock_out_stack():
     """``leaf="fitted"``: a softmax over the active players, so the seats' values sum to 1;
     fewer cards is better, and a stack that would take its target past the limit is bad news."""
