@@ -20,7 +20,7 @@ from .memory import Memory
 
 
 def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
-                rng: random.Random, voids: bool = True) -> GameState:
+                rng: random.Random, voids: bool = True, lacks: bool = True) -> GameState:
     game = view["game"]
     players = [p["id"] for p in view["players"]]
     counts = {p["id"]: p["cards"] for p in view["players"]}
@@ -51,15 +51,25 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
     while len(discard) < game["discard_pile"] - 1 and rest:
         discard.append(rest.pop())
     for pid in players:  # cards believed absent from a hand: its older cards avoid them
-        void = memory.void.get(pid) if voids else None
-        if pid == me or not void:
+        if pid == me or not voids:
             continue
-        want = counts[pid] - len(hands[pid]) - memory.free.get(pid, 0)
-        if want <= 0:
+        void = memory.void.get(pid)
+        lacking = memory.lacks.get(pid) if lacks else None
+        if not void and not lacking:
             continue
-        picked = [i for i in range(len(rest) - 1, -1, -1) if CARD_INFO[rest[i]].color not in void][:want]
-        for i in picked:  # descending indices: each pop leaves the others in place
-            hands[pid].append(rest.pop(i))
+        unknown = counts[pid] - len(hands[pid])
+        # the cards got since a belief was formed are free of it: the oldest cards are under
+        # both beliefs, the next ones only under the one formed later (fewer free cards)
+        free_void = memory.free.get(pid, 0) if void else unknown
+        free_lacks = memory.lacks_free.get(pid, 0) if lacking else unknown
+        fewer, more = sorted((min(free_void, unknown), min(free_lacks, unknown)))
+        if unknown - more > 0:
+            _pick(hands[pid], rest, unknown - more, void or frozenset(), lacking or frozenset())
+        if more - fewer > 0:
+            if free_void <= free_lacks:
+                _pick(hands[pid], rest, more - fewer, void or frozenset(), frozenset())
+            else:
+                _pick(hands[pid], rest, more - fewer, frozenset(), lacking or frozenset())
     for pid in players:
         if pid != me:
             need = counts[pid] - len(hands[pid])
@@ -85,6 +95,16 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
         pending=pending, drew=game.get("drawn") is not None, drawn=game.get("drawn"),
         exposed=[(players.index(e["player"]), e["until"]) for e in game["exposed"]])
     return s
+
+
+def _pick(hand: list[str], rest: list[str], want: int, colors: frozenset[str],
+          cards: frozenset[str]) -> None:
+    """Move up to ``want`` cards of none of ``colors`` and not in ``cards`` from the end of
+    ``rest`` (shuffled) into ``hand``."""
+    picked = [i for i in range(len(rest) - 1, -1, -1)
+              if CARD_INFO[rest[i]].color not in colors and rest[i] not in cards][:want]
+    for i in picked:  # descending indices: each pop leaves the others in place
+        hand.append(rest.pop(i))
 
 
 def _take(pool: Counter[str], card: str) -> bool:

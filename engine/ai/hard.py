@@ -14,6 +14,9 @@ time budget. Out-of-turn calls (UNO, catches) and choices it has no time for are
 ``normal`` way. ``colors=True`` also searches the colour a wild names (measured weaker at equal
 worlds: docs/benchmarks.md "Bot tournament"). ``halving=True`` spends the same rollouts by
 successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured at 400 games).
+``lacks=True`` also keeps a player's older cards from answering a stack they took (memory's
+``lacks``; no gain measured at 400 games). ``void_color=True`` has a wild name a colour the next
+player showed they lack (no gain measured at 400 games).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import time
 from typing import Any
 
 from ..actions import Action, ActionKind
-from ..cards import CARD_INFO, LETTER_TO_NAME
+from ..cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME
 from ..errors import IllegalAction
 from ..game import apply
 from ..rules import Rules
@@ -75,7 +78,8 @@ class HardBot(NormalBot):
     def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 30,
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
                  prior: float = PRIOR, colors: bool = False,
-                 voids: bool = True, leaf: str = "hands", halving: bool = False) -> None:
+                 voids: bool = True, leaf: str = "hands", halving: bool = False,
+                 lacks: bool = False, void_color: bool = False) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -86,6 +90,8 @@ class HardBot(NormalBot):
         self.colors = colors
         self.voids = voids
         self.halving = halving
+        self.lacks = lacks
+        self.void_color = void_color
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -105,6 +111,28 @@ class HardBot(NormalBot):
             return candidates[0] if candidates else super().decide(view, rng)
         search = self._halve if self.halving else self._search
         return search(view, candidates, super().decide(view, rng), rng)
+
+    def _complete(self, view: dict[str, Any], card: str) -> Action:
+        """``normal``'s move, but with ``void_color=True`` a wild names a colour the next player
+        showed they lack (by drawing), one this hand still holds, if there is one."""
+        action = super()._complete(view, card)
+        if not self.void_color or action.color is None:
+            return action
+        nxt = self._next_active(view)["id"]
+        void = self.memory.void.get(nxt)
+        if not void or self.memory.free.get(nxt, 0) > 1:
+            return action
+        counts = dict.fromkeys(COLOR_LETTERS, 0)
+        rest = list(view["hand"])
+        rest.remove(card)
+        for c in rest:
+            letter = CARD_INFO[c].color
+            if letter in counts:
+                counts[letter] += 1
+        hits = [c for c in COLOR_LETTERS if c in void and counts[c]]
+        if not hits:
+            return action
+        return action._replace(color=LETTER_TO_NAME[max(hits, key=counts.__getitem__)])
 
     def _candidates(self, view: dict[str, Any], rng: random.Random) -> list[Action]:
         game = view["game"]
@@ -162,7 +190,7 @@ class HardBot(NormalBot):
             if worlds and started + slowest > deadline:
                 break
             try:
-                world = determinize(view, me, self.rules, self.memory, rng, self.voids)
+                world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
             except (ValueError, IndexError, KeyError):
                 break
             seat = world.players.index(me)
@@ -227,7 +255,7 @@ class HardBot(NormalBot):
             out_of_time = False
             while len(worlds) < want:
                 try:
-                    world = determinize(view, me, self.rules, self.memory, rng, self.voids)
+                    world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
                 except (ValueError, IndexError, KeyError):
                     break
                 worlds.append((world, world.players.index(me), rng.random()))

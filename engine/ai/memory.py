@@ -12,6 +12,10 @@
   got since (drawn, taken), which may be anything. Under ``draw: until_playable`` (the printed
   sheet) a draw goes on until a playable card turns up and that card must be played: of the
   cards drawn only the last may be of the colour or a wild, so only it is free (a fact here).
+- ``lacks``: cards a player is believed not to hold: one who takes a stack on their turn had
+  nothing to answer it with (a bot answers when it can), so no card that stacks on its last
+  draw card. Like ``void`` it holds for the cards they had then; ``lacks_free`` counts the cards
+  they got since (the stack they took among them).
 """
 
 from __future__ import annotations
@@ -20,12 +24,19 @@ from collections import Counter
 from typing import Any
 
 from ..cards import CARD_INFO, NAME_TO_LETTER, WILD
+from ..plays import _STACKABLE
+from ..rules import Stacking
 
 
 class Memory:
-    def __init__(self, me: str, until_playable: bool = False) -> None:
+    def __init__(self, me: str, until_playable: bool = False,
+                 stacking: Stacking | None = None) -> None:
         self.me = me
         self.until_playable = until_playable  # the rules' draw: a draw ends on a playable card
+        self.stacking = stacking  # the rules' stacking (None: no inference from taken stacks)
+        self.lacks: dict[str, frozenset[str]] = {}
+        self.lacks_free: dict[str, int] = {}
+        self._stack_last = 0  # the draw value of the draw card the live stack ends with
         self.discard: list[str] = []
         self.known: dict[str, Counter[str]] = {}
         self.seen: Counter[str] = Counter()
@@ -60,6 +71,8 @@ class Memory:
         self.seen = Counter()
         self._see([e["top"]])
         self.void, self.free = {}, {}
+        self.lacks, self.lacks_free = {}, {}
+        self._stack_last = 0
         color = CARD_INFO[e["top"]].color
         self.color = None if color == WILD else color
 
@@ -71,9 +84,12 @@ class Memory:
         info = CARD_INFO[card]
         self.color = None if info.wild else info.color
         self._forced = info.draw > 0
+        self._stack_last = info.draw
         player = e["player"]
         if info.color in self.void.get(player, ()) and self.free.get(player, 0) > 0:
             self.free[player] -= 1  # it can only have come from the cards got since
+        if card in self.lacks.get(player, ()) and self.lacks_free.get(player, 0) > 0:
+            self.lacks_free[player] -= 1
 
     def _on_color(self, e: dict[str, Any]) -> None:
         self.color = NAME_TO_LETTER[e["color"]]
@@ -81,6 +97,8 @@ class Memory:
     def _got(self, player: str, count: int) -> None:
         if player in self.void:
             self.free[player] = self.free.get(player, 0) + count
+        if player in self.lacks:
+            self.lacks_free[player] = self.lacks_free.get(player, 0) + count
 
     def _on_discarded(self, e: dict[str, Any]) -> None:
         cards = e["cards"]
@@ -114,14 +132,26 @@ class Memory:
             self.void[player] = frozenset((self.color, WILD))
             count = e.get("count", 0)
             self.free[player] = min(count, 1) if self.until_playable else count
+            if player in self.lacks:
+                self.lacks_free[player] = self.lacks_free.get(player, 0) + count
 
     def _on_took_stack(self, e: dict[str, Any]) -> None:
+        last, self._stack_last = self._stack_last, 0
+        player = e["player"]
+        if player == self.me:
+            self.hand.extend(e.get("cards", []))
+            return
+        self._got(player, e.get("count", 0))
+        answers = _STACKABLE.get((self.stacking, last)) if self.stacking is not None else None
+        if answers:  # nothing they held then answers the stack
+            self.lacks[player] = answers
+            self.lacks_free[player] = e.get("count", 0)
+
+    def _on_caught(self, e: dict[str, Any]) -> None:
         if e["player"] == self.me:
             self.hand.extend(e.get("cards", []))
         else:
             self._got(e["player"], e.get("count", 0))
-
-    _on_caught = _on_took_stack
 
     def _on_roulette(self, e: dict[str, Any]) -> None:
         self._see(e["cards"])
@@ -130,12 +160,14 @@ class Memory:
     def _on_swapped(self, e: dict[str, Any]) -> None:
         a, b = e["a"], e["b"]
         self.void, self.free = {}, {}
+        self.lacks, self.lacks_free = {}, {}
         hands = {p: self._holding(p) for p in (a, b)}
         self._set_holding(a, hands[b])
         self._set_holding(b, hands[a])
 
     def _on_passed_hands(self, e: dict[str, Any]) -> None:
         self.void, self.free = {}, {}
+        self.lacks, self.lacks_free = {}, {}
         order = list(self.active)
         if not order:
             return
@@ -157,6 +189,7 @@ class Memory:
     def _on_eliminated(self, e: dict[str, Any]) -> None:
         self.known.pop(e["player"], None)
         self.void.pop(e["player"], None)
+        self.lacks.pop(e["player"], None)
         if e["player"] in self.active:
             self.active.remove(e["player"])
 

@@ -88,6 +88,39 @@ def test_sampled_worlds_keep_a_players_older_cards_out_of_their_void_colours():
     assert any(sum(CARD_INFO[c].color in ("r", "w") for c in h) > 2 for h in plain)
 
 
+def test_taking_a_stack_means_nothing_that_answers_it_until_new_cards():
+    memory = Memory("a", stacking=make_rules({}).stacking)
+    memory.observe([_started("r-5"), {"kind": "played", "player": "b", "card": "r-draw4"},
+                    {"kind": "took_stack", "player": "c", "count": 4}])
+    assert "w-draw6" in memory.lacks["c"] and "r-draw2" not in memory.lacks["c"]
+    assert memory.lacks_free["c"] == 4  # the cards taken may be anything
+    memory.observe([{"kind": "drew", "player": "c", "count": 1}])
+    assert memory.lacks_free["c"] == 5 and memory.free["c"] == 1
+    memory.observe([{"kind": "played", "player": "c", "card": "g-draw4"}])
+    assert memory.lacks_free["c"] == 4
+    assert "c" not in Memory("a").lacks  # no stacking rule known: no inference
+    memory.observe([{"kind": "swapped", "a": "b", "b": "d"}])
+    assert memory.lacks == {} and memory.lacks_free == {}
+
+
+def test_sampled_worlds_keep_a_players_older_cards_from_answering_a_stack_they_took():
+    rules, state = _position(3)
+    view = view_for(state, "a")
+    memory = Memory("a", stacking=rules.stacking)
+    memory.sync(view)
+    answers = frozenset(c for c in CARD_INFO if CARD_INFO[c].draw >= 4)
+    memory.lacks["b"] = answers
+    memory.lacks_free["b"] = 1
+    memory.void["b"] = frozenset({"r", "w"})
+    memory.free["b"] = 3  # the colour belief is older: more of b's cards are free of it
+    rng = random.Random(5)
+    for _ in range(200):
+        hand = determinize(view, "a", rules, memory, rng).hands[1]
+        assert len(hand) == len(state.hands[1])
+        assert sum(c in answers for c in hand) <= 1
+        assert sum(CARD_INFO[c].color in ("r", "w") for c in hand) <= 3
+
+
 def test_the_guided_rollout_plays_as_the_normal_bot_does():
     """The search's stand-in for the table: it should move as the ``normal`` bots it meets."""
     same = total = 0
@@ -133,6 +166,21 @@ def test_a_wild_is_searched_with_each_colour_the_hand_holds():
     assert any(a.kind is ActionKind.DRAW for a in candidates)
     plain = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10)._candidates(view, random.Random(1))
     assert [a.color for a in plain if a.card == "w-wild"] == ["red"]  # the one it holds most of
+
+
+def test_with_void_color_a_wild_names_a_held_colour_the_next_player_lacks():
+    rules = make_rules({"turn_timer_s": 0})
+    view = {
+        "players": [{"id": "a", "cards": 4, "eliminated": False, "uno": False, "score": 0},
+                    {"id": "b", "cards": 5, "eliminated": False, "uno": False, "score": 0}],
+        "hand": ["w-wild", "r-3", "r-4", "g-7"],
+        "game": {"direction": 1},
+    }
+    bot = HardBot("a", rules, void_color=True)
+    assert bot._complete(view, "w-wild").color == "red"  # nothing known: the one held most
+    bot.memory.observe([_started("g-5"), {"kind": "drew", "player": "b", "count": 1}])
+    assert bot._complete(view, "w-wild").color == "green"
+    assert HardBot("a", rules)._complete(view, "w-wild").color == "red"
 
 
 def test_the_fitted_leaf_is_a_chance_that_favours_few_cards_and_fears_a_knock_out_stack():
