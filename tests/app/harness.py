@@ -129,7 +129,7 @@ class ServerProcess:
                          "SOCKETS_PER_IP": "0", "ROOMS_PER_MIN": "0", "JOINS_PER_MIN": "0"})
         # the rest of the limits, lifted too (tests/app/test_abuse.py runs with the defaults)
         self.env.update({"PING_BURST": "500", "PING_PER_S": "500", "HELLOS_PER_TOKEN_PER_MIN": "0",
-                         "HELLOS_PER_IP_PER_MIN": "0"})
+                         "HELLOS_PER_IP_PER_MIN": "0", "QR_PER_MIN": "0"})
         # a database of its own, out of the work tree (a test that shares one says so)
         self.env["DATABASE_URL"] = (f"sqlite+aiosqlite:///{tempfile.gettempdir()}/"
                                     f"mercyless-test-{self.prefix}-{self.port}.sqlite3")

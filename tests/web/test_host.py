@@ -177,6 +177,7 @@ def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(
     seat_browser(host, web_server, code, made)
     guest = pages.new(phone=True, locale="nl-NL")  # Bob reads Dutch
     seat_browser(guest, web_server, code, web_server.join(code, "Bob"))
+    expect(host.locator(".seatlist .seat")).to_have_count(2)  # add_bot counts from Bob's seat on
     for level in ("easy", "normal", "easy"):
         add_bot(host, level)
     expect(guest.locator(".seatlist .seat")).to_have_count(5)
@@ -217,6 +218,8 @@ def test_bots_have_names_and_colours_of_their_own_and_the_host_sets_their_level(
 
 def test_the_host_sets_a_bots_level_on_the_round_over_panel(pages, web_server, artifacts):
     host, guest, _ = ann_and_bob(pages, web_server)
+    # Bob's seat first: add_bot waits for one seat more than it counted
+    expect(host.locator(".seatlist .seat")).to_have_count(2)
     add_bot(host, "easy")
     expect(host.locator(".seatlist .seat")).to_have_count(3)
     host.get_by_role("button", name="Start the game").click()
