@@ -5,6 +5,10 @@
 // -- speed: a face of elements (corners, oval, value, symbol: 8-10 boxes with text) cost a phone
 // its style and layout pass for every card that arrived or changed; an image is one box, its text
 // laid out once inside the image, whichever cards show it (docs/performance.md, the browser).
+// An SVG image is still laid out and drawn again on the page's main thread each time a card of
+// that face is painted at a new size (a busy turn's frame spent 20-30 ms of a mid phone's time
+// there), so each face is then drawn once into a bitmap, while the page is idle, and shown as that:
+// a bitmap is decoded and scaled off the main thread.
 //
 // Units: the face of a card 100 wide (its white border 5.5 each side), so 89 x 137; sizes follow
 // style.css, where they were calc(var(--w) * k): k * 100 here.
@@ -138,10 +142,11 @@ const SHEETS = typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in Do
 /**
  * How a face shows its image: a class (a rule of a sheet of the page's own) or, without such
  * sheets, a style for the element; and the face's corner (faceSvg). Made once per key: the faces
- * of a room are a few dozen.
+ * of a room are a few dozen. `shown`: a face the page is about to show, drawn as a bitmap first.
  */
-export function faceArt(key, make) {
+export function faceArt(key, make, shown = false) {
   let art = made.get(key);
+  if (art && shown && art.rule && !art.px) toBitmap(art, true); // one on the page comes first
   if (!art) {
     // -- speed: a rule that every face of this card shares, so its image is parsed and loaded once,
     // not for each element that shows it (as an element's own style or a custom property was); a
@@ -155,12 +160,99 @@ export function faceArt(key, make) {
         sheet = new CSSStyleSheet();
         document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
       }
-      art = { cls: `art${made.size}`, image: null, corner };
-      sheet.insertRule(`.${art.cls}{border-image:${image}}`, sheet.cssRules.length);
+      art = { cls: `art${made.size}`, image: null, corner, svg, cut: key.split("|")[1], px: 0 };
+      art.rule = sheet.cssRules[sheet.insertRule(`.${art.cls}{border-image:${image}}`, sheet.cssRules.length)];
+      toBitmap(art, shown);
     } else {
       art = { cls: null, image, corner };
     }
     made.set(key, art);
   }
   return art;
+}
+
+// -- faces as bitmaps: drawn from the SVG at the size of the largest card that shows them (style.css
+// --card-art-w, in CSS pixels, times the screen's pixel ratio), one at a time while the page is idle,
+// and drawn again when the ratio grows (a zoom, another screen) or a larger card comes (the TV's)
+const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
+const queue = [];
+let drawing = false;
+
+/** Queues a face to draw (`first`: before the others, for a face the page shows). */
+function toBitmap(art, first = false) {
+  const at = queue.indexOf(art);
+  if (at >= 0 && !first) return; // queued: the drawing goes on
+  if (at >= 0) queue.splice(at, 1);
+  if (first) queue.unshift(art);
+  else queue.push(art);
+  if (!drawing) {
+    drawing = true;
+    idle(drawNext);
+  }
+}
+
+/** Device pixels across the bitmap of a face of this cut (0: keep the SVG). */
+function bitmapWidth(cut) {
+  const css = parseFloat(getComputedStyle(document.body).getPropertyValue("--card-art-w")) || 0;
+  const ratio = Math.min(window.devicePixelRatio || 1, 4);
+  return Math.ceil((cut === "xs" ? 36 : css) * ratio * (FW / 100));
+}
+
+function drawNext() {
+  const art = queue.shift();
+  if (!art) {
+    drawing = false;
+    return;
+  }
+  const w = bitmapWidth(art.cut);
+  if (!w || art.px >= w) {
+    idle(drawNext);
+    return;
+  }
+  const source = new Image();
+  source.src = `data:image/svg+xml,${encodeURIComponent(art.svg)}`;
+  source.decode()
+    .then(() => new Promise((resolve, reject) => idle(() => {
+      const canvas = document.createElement("canvas");
+      canvas.width = w;
+      canvas.height = Math.ceil((w * FH) / FW);
+      canvas.getContext("2d").drawImage(source, 0, 0, canvas.width, canvas.height);
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("no bitmap"))), "image/png");
+    })))
+    // a data: URL (read off the main thread), not a blob: one: the CSP allows data: images, and a
+    // blob: URL costs trips to the browser's process
+    .then((blob) => new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = reject;
+      reader.readAsDataURL(blob);
+    }))
+    .then((url) => {
+      // decoded before the rule shows it: the face never blinks
+      const ready = new Image();
+      ready.src = url;
+      return ready.decode().then(() => {
+        art.rule.style.borderImageSource = `url("${url}")`;
+        art.px = w;
+      });
+    })
+    .catch(() => {}) // the SVG stays
+    .finally(() => idle(drawNext));
+}
+
+function watchRatio() {
+  matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`).addEventListener("change", () => {
+    for (const art of made.values()) if (art.rule) toBitmap(art);
+    watchRatio();
+  }, { once: true });
+}
+/** Faces are drawn again when a larger card may show them (a page that became the TV's, a phone
+ * turned to landscape): drawNext skips those already drawn as large. */
+export function refreshFaces() {
+  for (const art of made.values()) if (art.rule) toBitmap(art);
+}
+
+if (SHEETS) {
+  watchRatio();
+  matchMedia("(max-width: 600px)").addEventListener("change", refreshFaces); // style.css --card-art-w
 }

@@ -96,7 +96,7 @@ function buildFace(code, opts) {
     el.setAttribute("role", "img");
     el.setAttribute("aria-label", cardName(code));
   }
-  const art = artOf(code, opts.size === "xs" ? "xs" : "full");
+  const art = artOf(code, opts.size === "xs" ? "xs" : "full", true);
   // where its top-left corner lies (fractions of the card's box): an overlapped hand keeps it in view
   if (art.corner) el.dataset.corner = art.corner.join(" ");
   const face = h("span.face", { class: art.cls, "aria-hidden": "true" });
@@ -105,10 +105,10 @@ function buildFace(code, opts) {
   return el;
 }
 
-function artOf(code, cut) {
+function artOf(code, cut, shown = false) {
   const p = parse(code);
   const letter = t(`letter.${p.c}`);
-  return faceArt(`${code}|${cut}|${letter}`, () => faceSvg(p, symbols(p), letter, cut, ICONS));
+  return faceArt(`${code}|${cut}|${letter}`, () => faceSvg(p, symbols(p), letter, cut, ICONS), shown);
 }
 
 const warmed = new Set();

@@ -4,6 +4,7 @@
 // a spectator sees (no hand). It reconnects forever: a dropped socket backs off and tries again,
 // a revoked token (the host removed the screen) watches anew, a refused watch (a locked room)
 // is tried again every half minute.
+import { refreshFaces } from "./card-art.js";
 import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { Api, ApiError, RoomSocket } from "./net.js";
@@ -50,6 +51,7 @@ function status(key, params = {}) {
 
 function shell(code) {
   document.body.dataset.screen = "tv";
+  refreshFaces(); // its cards are larger (tv.css --card-art-w)
   const full = h("button.btn.ghost.small.tv-full", { type: "button", onclick: () => {
     if (document.fullscreenElement) document.exitFullscreen?.();
     else document.documentElement.requestFullscreen?.().catch(() => {});
