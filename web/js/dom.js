@@ -96,19 +96,3 @@ export function releasePointerFocus(root) {
   const el = document.activeElement;
   if (root && el && el.tagName === "BUTTON" && root.contains(el) && !el.matches(":focus-visible")) el.blur();
 }
-
-// One channel for every nextTask: a message's task runs as soon as the browser is free, before a
-// timer's would (setTimeout waits at least 4 ms once nested) and without waiting for a frame.
-const tasks = [];
-let channel = null;
-
-/** Runs `fn` in a task of its own, soon: a long job split in two, so neither half blocks input
- * for long (a frame may be drawn in between). */
-export function nextTask(fn) {
-  if (!channel) {
-    channel = new MessageChannel();
-    channel.port1.onmessage = () => tasks.shift()?.();
-  }
-  tasks.push(fn);
-  channel.port2.postMessage(0);
-}

@@ -3,12 +3,12 @@
 // you. Legality always comes from game.legal.
 import { cardBack } from "./cards.js";
 import { S, announce, reducedMotion, secondsLeft, serverNow } from "./core.js";
-import { h, nextTask, replace } from "./dom.js";
+import { h, replace } from "./dom.js";
 import { lang, t } from "./i18n.js";
 import { onDraw, onHandKey, onPass, onReact, onUno } from "./table/actions.js";
 import { handlePending } from "./table/choices.js";
 import { renderControls, renderTurn } from "./table/controls.js";
-import { applyFx, holdFx, measureFx } from "./table/effects.js";
+import { applyFx, measureFx } from "./table/effects.js";
 import { fitHand, NO_FAN, renderHand, renderMine } from "./table/hand.js";
 import { renderOpponents } from "./table/opponents.js";
 import { renderCenter, renderStack } from "./table/piles.js";
@@ -108,29 +108,21 @@ export function renderTable(stage, fx = {}) {
   renderMine(v);
   renderOverlay(v);
   fitTable();
-  tick();
-  // -- speed: the patch's task only builds the view. The places its movements need are read in a
-  // task of its own, which styles and lays out the page once (a slow phone's longest part of a
-  // patch), and the movements start there; the frame after it only styles and paints them. In one
-  // task, building and reading took a busy turn's patches past 50 ms on a mid phone (4x CPU).
-  // Until then the cards that will come in are held out of sight, for a frame drawn in between.
+  // the movements start on the next frame, from places read now, once the view is built (one
+  // layout in the patch's task; the frame only styles and paints them: measureFx)
   const fresh = T.fresh;
   T.fresh = [];
-  if (!fx || fx.welcome || !Object.keys(fx).length) {
-    handlePending(v);
-    return;
+  if (fx && !fx.welcome && Object.keys(fx).length) {
+    const at = measureFx(fx, fresh);
+    const root = T.root;
+    requestAnimationFrame(() => {
+      if (T && T.root === root && root.isConnected) applyFx(fx, at);
+    });
   }
-  const held = holdFx(fx, fresh);
-  const root = T.root;
-  nextTask(() => {
-    const current = T && T.root === root && root.isConnected;
-    if (current) applyFx(fx, measureFx(fx, fresh));
-    for (const el of held) el.classList.remove("fx-held");
-    // a dialog opens (and takes the focus) in a task after that one, the page's layout then up to
-    // date: its focus styles and lays out little more than the dialog itself (in the same task, the
-    // roulette's colour dialog took it past 50 ms at 4x)
-    if (current) nextTask(() => T && T.root === root && root.isConnected && handlePending(S.view));
-  });
+  // a dialog opens (and takes the focus) once the places are read: its focus then styles and lays
+  // out little more than the dialog itself
+  handlePending(v);
+  tick();
 }
 
 // A crowded table on a laptop screen (two rows of opponents, a stack bar, a player to catch, a big

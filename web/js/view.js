@@ -4,7 +4,7 @@ import { S, announce, rememberNames } from "./core.js";
 import { syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { renderLobby, resetLobby } from "./lobby.js";
-import { nextTask, releasePointerFocus } from "./dom.js";
+import { releasePointerFocus } from "./dom.js";
 import { lastLogText, logLength, pushLog } from "./log.js";
 import { Api, Seats } from "./net.js";
 import { app } from "./shell.js";
@@ -129,9 +129,7 @@ export function onState(view, info) {
   if (info.welcome && view.players.some((p) => p.bot && !p.level && !S.levels.has(p.id))) fetchLevels();
   const fx = computeFx(prev, view, info.events, info.welcome);
   render(fx);
-  // in a task after the one that reads the patch's places (table.js), when the layout is up to date
-  // (read in the next frame's callback, it laid the page out there: that frame took 60 ms on a mid phone)
-  if (turnCame && view.room.status === "playing") nextTask(bringHandIntoView);
+  if (turnCame && view.room.status === "playing") requestAnimationFrame(bringHandIntoView);
 }
 
 function fetchLevels() {

@@ -24,17 +24,9 @@ function bubble(el, text) {
   setTimeout(() => b.remove(), 2600);
 }
 
-/** The elements a patch's movements will bring in (the played card on the pile, new cards in the
- * hand), held out of sight until they start (table.js): the elements to let go of then. */
-export function holdFx(fx, fresh) {
-  const held = fresh.slice(0, 30);
-  if (fx.played && T.discard.firstElementChild) held.push(T.discard.firstElementChild);
-  for (const el of held) el.classList.add("fx-held");
-  return held;
-}
-
-/** Every place a patch's movements need, read at once (one layout), in a task after the patch's
- * (table.js): the frame that starts the movements then only styles and paints them. */
+/** Every place a patch's movements need, read at once (one layout), in the patch's own task: the
+ * frame that starts the movements then only styles and paints (the two in one task were over
+ * 100 ms on a slow phone). */
 export function measureFx(fx, fresh = []) {
   if (!fx || fx.welcome) return null;
   const seats = new Map([...T.chips].map(([id, c]) => [id, c.li.getBoundingClientRect()]));
