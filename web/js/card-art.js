@@ -142,11 +142,14 @@ const SHEETS = typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in Do
 /**
  * How a face shows its image: a class (a rule of a sheet of the page's own) or, without such
  * sheets, a style for the element; and the face's corner (faceSvg). Made once per key: the faces
- * of a room are a few dozen. `shown`: a face the page is about to show, drawn as a bitmap first.
+ * of a room are a few dozen. `shown`: a face the page is about to show, then drawn as a bitmap.
  */
 export function faceArt(key, make, shown = false) {
   let art = made.get(key);
-  if (art && shown && art.rule && !art.px) toBitmap(art, true); // one on the page comes first
+  if (art && shown && art.rule && !art.shown) { // made ahead, now on the page
+    art.shown = true;
+    toBitmap(art, true);
+  }
   if (!art) {
     // -- speed: a rule that every face of this card shares, so its image is parsed and loaded once,
     // not for each element that shows it (as an element's own style or a custom property was); a
@@ -162,7 +165,10 @@ export function faceArt(key, make, shown = false) {
       }
       art = { cls: `art${made.size}`, image: null, corner, svg, cut: key.split("|")[1], px: 0 };
       art.rule = sheet.cssRules[sheet.insertRule(`.${art.cls}{border-image:${image}}`, sheet.cssRules.length)];
-      toBitmap(art, shown);
+      // only a face the page shows is drawn as a bitmap: drawing all of them ahead (~140) kept a
+      // slow phone's main thread busy through the first minute of a game
+      art.shown = shown;
+      if (shown) toBitmap(art, true);
     } else {
       art = { cls: null, image, corner };
     }
@@ -242,14 +248,14 @@ function drawNext() {
 
 function watchRatio() {
   matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`).addEventListener("change", () => {
-    for (const art of made.values()) if (art.rule) toBitmap(art);
+    refreshFaces();
     watchRatio();
   }, { once: true });
 }
 /** Faces are drawn again when a larger card may show them (a page that became the TV's, a phone
  * turned to landscape): drawNext skips those already drawn as large. */
 export function refreshFaces() {
-  for (const art of made.values()) if (art.rule) toBitmap(art);
+  for (const art of made.values()) if (art.rule && art.shown) toBitmap(art);
 }
 
 if (SHEETS) {
