@@ -7,11 +7,11 @@
 // laid out once inside the image, whichever cards show it (docs/performance.md, the browser).
 // An SVG image is still laid out and drawn again on the page's main thread each time a card of
 // that face is painted at a new size (a busy turn's frame spent 20-30 ms of a mid phone's time
-// there), so each face is then drawn once into a bitmap, while the page is idle, and shown as that:
-// a bitmap is decoded and scaled off the main thread.
+// there), so each face a page shows is then drawn once into a bitmap, while the page is idle, and
+// shown as that: a bitmap is decoded and scaled off the main thread.
 //
-// Units: the face of a card 100 wide (its white border 5.5 each side), so 89 x 137; sizes follow
-// style.css, where they were calc(var(--w) * k): k * 100 here.
+// Units: the face of a card 100 wide (its white border 5.5 each side), so 89 x 137; a size that
+// style.css gave as calc(var(--w) * k) when the faces were elements is k * 100 here.
 
 const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', 'Noto Sans', 'DejaVu Sans', Arial, sans-serif";
 const FW = 89;
@@ -201,6 +201,7 @@ function toBitmap(art, first = false) {
 function bitmapWidth(cut) {
   const css = parseFloat(getComputedStyle(document.body).getPropertyValue("--card-art-w")) || 0;
   const ratio = Math.min(window.devicePixelRatio || 1, 4);
+  // an xs face is a log's 22 px card: 36 leaves room for the TV's, which follow its text size
   return Math.ceil((cut === "xs" ? 36 : css) * ratio * (FW / 100));
 }
 
