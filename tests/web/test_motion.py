@@ -129,11 +129,11 @@ def _act(page, click: str) -> None:
     page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
 
 
-# Not strict: on a quiet machine about half the runs have no long task, so a run with none happens
-# before the target holds run after run.
+# Not strict: on a quiet machine some runs have no long task, so a run with none happens before the
+# target holds run after run.
 @pytest.mark.xfail(strict=False, reason=(
-    "not met yet: at 4x CPU this turn has 0-3 tasks of 50-93 ms on the phone on a quiet 2-core "
-    "machine, about half the runs none (2026-12-04; more under load): mostly the patch that takes "
+    "not met yet: at 4x CPU this turn has 0-4 tasks of 50-93 ms on the phone on a 2-core machine, "
+    "a quarter to a half of the runs none (2026-12-04; more under load): mostly the patch that takes "
     "the stack (the style and layout of twelve new cards, in its task or in the frame after it) "
     "(docs/performance.md, the browser); the figures land in artifacts/busy-turn-long-tasks.json. "
     "Make it a plain test once the turn has none over 50 ms run after run"))
