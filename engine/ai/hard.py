@@ -79,7 +79,8 @@ class HardBot(NormalBot):
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
                  prior: float = PRIOR, colors: bool = False,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
-                 lacks: bool = False, void_color: bool = False) -> None:
+                 lacks: bool = False, void_color: bool = False, targets: bool = False,
+                 model: bool = False, model_tries: int = 8) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -92,6 +93,9 @@ class HardBot(NormalBot):
         self.halving = halving
         self.lacks = lacks
         self.void_color = void_color
+        self.targets = targets
+        self.model = model
+        self.model_tries = model_tries
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -154,11 +158,23 @@ class HardBot(NormalBot):
                                           if not CARD_INFO[c].wild):
                     if name != action.color:
                         out.append(action._replace(color=name))
+            if self.targets and action.target is not None:
+                # a 7's swap partner is searched too: every other active player
+                for p in view["players"]:
+                    if not p["eliminated"] and p["id"] not in (self.me, action.target):
+                        out.append(action._replace(target=p["id"]))
         if legal["draw"]:
             out.append(Action(ActionKind.DRAW))
         if legal["pass"]:
             out.append(Action(ActionKind.PASS))
         return out
+
+    def _same(self, a: Action, b: Action) -> bool:
+        """Whether candidate ``a`` is the ``normal`` move ``b`` (the target counts once targets
+        are searched)."""
+        if (a.kind, a.card, a.color) != (b.kind, b.card, b.color):
+            return False
+        return not self.targets or a.target == b.target
 
     def _value(self, s: GameState, seat: int) -> float:
         if s.winner is not None:
@@ -210,8 +226,7 @@ class HardBot(NormalBot):
         if worlds == 0:
             return prior or candidates[0]
         for i, action in enumerate(candidates):
-            if prior is not None and (action.kind, action.card, action.color) == (
-                    prior.kind, prior.card, prior.color):
+            if prior is not None and self._same(action, prior):
                 totals[i] += self.prior * worlds
         best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
         return candidates[best]
@@ -238,8 +253,7 @@ class HardBot(NormalBot):
         n = len(candidates)
         rounds = max(1, math.ceil(math.log2(n)))
         per_round = self.max_worlds * n / rounds
-        bonus = [self.prior if prior is not None and (a.kind, a.card, a.color) == (
-            prior.kind, prior.card, prior.color) else 0.0 for a in candidates]
+        bonus = [self.prior if prior is not None and self._same(a, prior) else 0.0 for a in candidates]
         worlds: list[tuple[GameState, int, float]] = []
         totals = [0.0] * n
         played = [0] * n
