@@ -16,7 +16,10 @@ worlds: docs/benchmarks.md "Bot tournament"). ``halving=True`` spends the same r
 successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured at 400 games).
 ``lacks=True`` also keeps a player's older cards from answering a stack they took (memory's
 ``lacks``; no gain measured at 400 games). ``void_color=True`` has a wild name a colour the next
-player showed they lack (no gain measured at 400 games).
+player showed they lack (no gain measured at 400 games). ``targets=True`` also searches a 7's
+swap partner. ``model=True`` deals a player's sampled hand again (up to ``model_tries`` times)
+while the cards they played since they last got one would not have been the ``normal``
+heuristic's choices from it (:mod:`engine.ai.model`).
 """
 
 from __future__ import annotations
@@ -206,7 +209,8 @@ class HardBot(NormalBot):
             if worlds and started + slowest > deadline:
                 break
             try:
-                world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
+                world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks,
+                                    self.model_tries if self.model else 0)
             except (ValueError, IndexError, KeyError):
                 break
             seat = world.players.index(me)
@@ -269,7 +273,8 @@ class HardBot(NormalBot):
             out_of_time = False
             while len(worlds) < want:
                 try:
-                    world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
+                    world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks,
+                                        self.model_tries if self.model else 0)
                 except (ValueError, IndexError, KeyError):
                     break
                 worlds.append((world, world.players.index(me), rng.random()))
