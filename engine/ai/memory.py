@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from ..cards import CARD_INFO, NAME_TO_LETTER, PLAYABLE, WILD, Kind
@@ -126,9 +127,12 @@ class Memory:
             return
         info = CARD_INFO[card]
         order = self.active
-        if (self._drew_by == player or info.kind is Kind.DISCARD_ALL or player not in order
+        if self._drew_by == player:  # a drawn card played at once: no choice (but its colour)
+            self.shown[player] = [Shown(card, frozenset({card}), False, 0, 99, 0)]
+            return
+        if (info.kind is Kind.DISCARD_ALL or player not in order
                 or len(order) < 2 or any(p not in self.counts for p in order)):
-            self.shown.pop(player, None)  # a drawn card played, or more than one card left
+            self.shown.pop(player, None)  # more than one card left, or the table is unknown
             return
         stack = bool(self._stack_last) and self.stacking is not None
         if stack:
@@ -153,6 +157,10 @@ class Memory:
 
     def _on_color(self, e: dict[str, Any]) -> None:
         self.color = NAME_TO_LETTER[e["color"]]
+        shown = self.shown.get(e.get("player", ""))
+        if shown and shown[-1].named is None and CARD_INFO[shown[-1].card].wild and (
+                CARD_INFO[shown[-1].card].kind is not Kind.ROULETTE):
+            shown[-1] = replace(shown[-1], named=e["color"])
 
     def _got(self, player: str, count: int) -> None:
         self._count(player, count)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cards import CARD_INFO, Kind
+from ..cards import CARD_INFO, Kind, most_held_color
 from ..rules import Rules, Seven, Zero
 
 _HIGH_DRAW = frozenset({Kind.DRAW4, Kind.REVERSE4, Kind.DRAW6, Kind.DRAW10})
@@ -29,6 +29,7 @@ class Shown:
     nxt: int  # the next active player's cards then
     danger: int  # the fewest cards any other active player held then
     incoming: int  # the previous active player's cards then (a 0 passes that hand in)
+    named: str | None = None  # the colour a wild of theirs named: the one they held most of
 
 
 def score(card: str, colors: dict[str, int], mine: int, shown: Shown, rules: Rules) -> float:
@@ -71,7 +72,10 @@ def score(card: str, colors: dict[str, int], mine: int, shown: Shown, rules: Rul
 
 def chose(hand: list[str], shown: Shown, rules: Rules) -> bool:
     """Whether a ``normal`` player holding ``hand`` (the card played among it) could have
-    played ``shown.card`` (ties count: the heuristic breaks them at random)."""
+    played ``shown.card`` (ties count: the heuristic breaks them at random), naming the colour
+    it named if it was a wild."""
+    if shown.named is not None and most_held_color(hand) != shown.named:
+        return False
     options = [c for c in dict.fromkeys(hand) if c in shown.playable and c != shown.card]
     if not options:
         return True

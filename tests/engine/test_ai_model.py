@@ -65,7 +65,7 @@ def test_memory_keeps_plays_with_the_counts_then_and_forgets_them_on_new_cards()
     # a card drawn and played at once is no choice; new cards end what older plays said
     memory.observe([{"kind": "drew", "player": "b", "count": 1},
                     {"kind": "played", "player": "b", "card": "b-7"}])
-    assert "b" not in memory.shown and memory.counts["b"] == 6
+    assert [s.playable for s in memory.shown["b"]] == [{"b-7"}] and memory.counts["b"] == 6
     memory.observe([{"kind": "swapped", "a": "b", "b": "c"}])
     assert memory.shown == {} and memory.counts["b"] == 6 and memory.counts["c"] == 6
 
@@ -108,3 +108,16 @@ def test_a_normal_tables_real_hands_always_fit_and_sampled_ones_are_redealt():
                 bot.observe([e.to_wire(p) for e in events])
     assert checked > 50
     assert model_bad < plain_bad / 3
+
+
+def test_a_wild_names_the_colour_its_player_held_most_of_even_when_drawn_and_played_at_once():
+    memory = Memory("a", stacking=RULES.stacking)
+    memory.sync(view_for(new_game(["a", "b", "c", "d"], RULES, "model-1")[0], "a"))
+    memory.observe([{"kind": "started", "top": "r-5"}, {"kind": "drew", "player": "b", "count": 2},
+                    {"kind": "played", "player": "b", "card": "w-wild"},
+                    {"kind": "color", "player": "b", "color": "green"}])
+    (shown,) = memory.shown["b"]
+    assert shown.named == "green"
+    assert consistent(["g-1", "g-2", "b-3"], [shown], RULES)
+    assert not consistent(["g-1", "b-2", "b-3"], [shown], RULES)
+    assert not consistent(["g-1", "r-2"], [shown], RULES)  # a tie goes to red, first in order
