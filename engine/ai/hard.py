@@ -19,7 +19,8 @@ successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured 
 player showed they lack (no gain measured at 400 games). ``targets=True`` also searches a 7's
 swap partner. ``model=True`` deals a player's sampled hand again (up to ``model_tries`` times)
 while the cards they played since they last got one would not have been the ``normal``
-heuristic's choices from it (:mod:`engine.ai.model`).
+heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
+search when a card may be played and no stack is aimed at the seat.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class HardBot(NormalBot):
                  prior: float = PRIOR, colors: bool = False,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
                  lacks: bool = False, void_color: bool = False, targets: bool = False,
-                 model: bool = False, model_tries: int = 8) -> None:
+                 model: bool = False, model_tries: int = 8, draws: bool = True) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -99,6 +100,7 @@ class HardBot(NormalBot):
         self.targets = targets
         self.model = model
         self.model_tries = model_tries
+        self.draws = draws
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -166,7 +168,7 @@ class HardBot(NormalBot):
                 for p in view["players"]:
                     if not p["eliminated"] and p["id"] not in (self.me, action.target):
                         out.append(action._replace(target=p["id"]))
-        if legal["draw"]:
+        if legal["draw"] and (self.draws or not out or (game["stack"] or {}).get("target") == self.me):
             out.append(Action(ActionKind.DRAW))
         if legal["pass"]:
             out.append(Action(ActionKind.PASS))
