@@ -20,7 +20,9 @@ player showed they lack (no gain measured at 400 games). ``targets=True`` also s
 swap partner. ``model=True`` deals a player's sampled hand again (up to ``model_tries`` times)
 while the cards they played since they last got one would not have been the ``normal``
 heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
-search when a card may be played and no stack is aimed at the seat.
+search when a card may be played and no stack is aimed at the seat. ``gate=z`` replaces the
+``normal`` move's head start by a paired test: the best candidate is played only if it beats the
+``normal`` move by ``z`` standard errors of their world-by-world difference.
 """
 
 from __future__ import annotations
@@ -84,7 +86,8 @@ class HardBot(NormalBot):
                  prior: float = PRIOR, colors: bool = False,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
                  lacks: bool = False, void_color: bool = False, targets: bool = False,
-                 model: bool = False, model_tries: int = 8, draws: bool = True) -> None:
+                 model: bool = False, model_tries: int = 8, draws: bool = True,
+                 gate: float = 0.0) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -101,6 +104,7 @@ class HardBot(NormalBot):
         self.model = model
         self.model_tries = model_tries
         self.draws = draws
+        self.gate = gate
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -203,6 +207,7 @@ class HardBot(NormalBot):
         clock = time.perf_counter
         deadline = clock() + self.budget_ms / 1000
         totals = [0.0] * len(candidates)
+        values: list[list[float]] = [[] for _ in candidates]  # per world, for ``gate``
         worlds = 0
         slowest = 0.0  # the longest world so far: a world is only begun if one that long fits
         me = self.me
@@ -223,19 +228,39 @@ class HardBot(NormalBot):
                     s = apply(world, me, action, 0).state
                 except IllegalAction:
                     totals[i] -= 1.0
+                    values[i].append(-1.0)
                     continue
                 # common random numbers: every candidate's rest of the round draws the same
                 # randomness, so their difference is the move's, not the dice's
                 play_out(s, random.Random(seed) if self.crn else rng, self.horizon, self.policy)
-                totals[i] += self.leaf(s, seat)
+                v = self.leaf(s, seat)
+                totals[i] += v
+                values[i].append(v)
             slowest = max(slowest, clock() - started)
         if worlds == 0:
             return prior or candidates[0]
+        if self.gate > 0 and prior is not None:
+            return self._gated(candidates, prior, totals, values, rng)
         for i, action in enumerate(candidates):
             if prior is not None and self._same(action, prior):
                 totals[i] += self.prior * worlds
         best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
         return candidates[best]
+
+    def _gated(self, candidates: list[Action], prior: Action, totals: list[float],
+               values: list[list[float]], rng: random.Random) -> Action:
+        """``gate`` > 0: the best candidate replaces the ``normal`` move only if its gain over it,
+        world by world (paired: the same worlds and randomness), is ``gate`` standard errors
+        above nothing."""
+        best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
+        home = next((i for i, a in enumerate(candidates) if self._same(a, prior)), None)
+        if home is None or best == home:
+            return candidates[best]
+        diffs = [a - b for a, b in zip(values[best], values[home], strict=True)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+        return candidates[best] if mean > self.gate * math.sqrt(var / n) else candidates[home]
 
     def _play(self, world: GameState, seat: int, action: Action, seed: float,
               rng: random.Random) -> float:
