@@ -17,10 +17,15 @@ from ..cards import CARD_INFO, NAME_TO_LETTER, build_deck
 from ..rules import Rules
 from ..state import Choice, GameState, Pending
 from .memory import Memory
+from .model import consistent
 
 
 def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
-                rng: random.Random, voids: bool = True, lacks: bool = True) -> GameState:
+                rng: random.Random, voids: bool = True, lacks: bool = True,
+                model_tries: int = 0) -> GameState:
+    """A world the seat cannot tell from the real one. ``model_tries`` > 0: a player's sampled
+    hand is dealt again (up to that many times in all) while their plays since they last got a
+    card would not have been the ``normal`` heuristic's choices from it (:mod:`engine.ai.model`)."""
     game = view["game"]
     players = [p["id"] for p in view["players"]]
     counts = {p["id"]: p["cards"] for p in view["players"]}
@@ -35,6 +40,7 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
     discard = discard[-(game["discard_pile"] - 1):] if game["discard_pile"] > 1 else []
     # cards known in other hands
     hands: dict[str, list[str]] = {me: my_hand}
+    known_len: dict[str, int] = {}
     for pid in players:
         if pid == me:
             continue
@@ -44,19 +50,20 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
             pool[c] -= 1
             keep.append(c)
         hands[pid] = keep
+        known_len[pid] = len(keep)
     rest = list(pool.elements())
     # cards memory placed in the discard but the pool could not spare were already dropped;
     # fill the discard up to its count from the unknown cards
     rng.shuffle(rest)
     while len(discard) < game["discard_pile"] - 1 and rest:
         discard.append(rest.pop())
-    for pid in players:  # cards believed absent from a hand: its older cards avoid them
-        if pid == me or not voids:
-            continue
+
+    def constrain(pid: str) -> None:
+        """Cards believed absent from a hand: its older cards avoid them."""
         void = memory.void.get(pid)
         lacking = memory.lacks.get(pid) if lacks else None
         if not void and not lacking:
-            continue
+            return
         unknown = counts[pid] - len(hands[pid])
         # the cards got since a belief was formed are free of it: the oldest cards are under
         # both beliefs, the next ones only under the one formed later (fewer free cards)
@@ -70,12 +77,34 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
                 _pick(hands[pid], rest, more - fewer, void or frozenset(), frozenset())
             else:
                 _pick(hands[pid], rest, more - fewer, frozenset(), lacking or frozenset())
+
+    def fill(pid: str) -> None:
+        need = counts[pid] - len(hands[pid])
+        hands[pid].extend(rest[len(rest) - need:] if need > 0 else [])
+        if need > 0:
+            del rest[len(rest) - need:]
+
+    for pid in players:
+        if pid != me and voids:
+            constrain(pid)
     for pid in players:
         if pid != me:
-            need = counts[pid] - len(hands[pid])
-            hands[pid].extend(rest[len(rest) - need:] if need > 0 else [])
-            if need > 0:
-                del rest[len(rest) - need:]
+            fill(pid)
+    if model_tries > 1:
+        for pid in players:
+            shown = memory.shown.get(pid)
+            if pid == me or not shown or pid not in known_len:
+                continue
+            for _ in range(model_tries - 1):
+                if consistent(hands[pid], shown, rules):
+                    break
+                k = known_len[pid]
+                rest.extend(hands[pid][k:])  # deal this hand's unknown cards again
+                del hands[pid][k:]
+                rng.shuffle(rest)
+                if voids:
+                    constrain(pid)
+                fill(pid)
     set_aside = [rest.pop() for _ in range(min(game["set_aside"], len(rest)))]
     draw_pile = rest
     pending = None

@@ -16,7 +16,13 @@ worlds: docs/benchmarks.md "Bot tournament"). ``halving=True`` spends the same r
 successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured at 400 games).
 ``lacks=True`` also keeps a player's older cards from answering a stack they took (memory's
 ``lacks``; no gain measured at 400 games). ``void_color=True`` has a wild name a colour the next
-player showed they lack (no gain measured at 400 games).
+player showed they lack (no gain measured at 400 games). ``targets=True`` also searches a 7's
+swap partner. ``model=True`` deals a player's sampled hand again (up to ``model_tries`` times)
+while the cards they played since they last got one would not have been the ``normal``
+heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
+search when a card may be played and no stack is aimed at the seat. ``gate=z`` replaces the
+``normal`` move's head start by a paired test: the best candidate is played only if it beats the
+``normal`` move by ``z`` standard errors of their world-by-world difference.
 """
 
 from __future__ import annotations
@@ -79,7 +85,9 @@ class HardBot(NormalBot):
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
                  prior: float = PRIOR, colors: bool = False,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
-                 lacks: bool = False, void_color: bool = False) -> None:
+                 lacks: bool = False, void_color: bool = False, targets: bool = False,
+                 model: bool = False, model_tries: int = 8, draws: bool = True,
+                 gate: float = 0.0) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -92,6 +100,11 @@ class HardBot(NormalBot):
         self.halving = halving
         self.lacks = lacks
         self.void_color = void_color
+        self.targets = targets
+        self.model = model
+        self.model_tries = model_tries
+        self.draws = draws
+        self.gate = gate
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -154,11 +167,23 @@ class HardBot(NormalBot):
                                           if not CARD_INFO[c].wild):
                     if name != action.color:
                         out.append(action._replace(color=name))
-        if legal["draw"]:
+            if self.targets and action.target is not None:
+                # a 7's swap partner is searched too: every other active player
+                for p in view["players"]:
+                    if not p["eliminated"] and p["id"] not in (self.me, action.target):
+                        out.append(action._replace(target=p["id"]))
+        if legal["draw"] and (self.draws or not out or (game["stack"] or {}).get("target") == self.me):
             out.append(Action(ActionKind.DRAW))
         if legal["pass"]:
             out.append(Action(ActionKind.PASS))
         return out
+
+    def _same(self, a: Action, b: Action) -> bool:
+        """Whether candidate ``a`` is the ``normal`` move ``b`` (the target counts once targets
+        are searched)."""
+        if (a.kind, a.card, a.color) != (b.kind, b.card, b.color):
+            return False
+        return not self.targets or a.target == b.target
 
     def _value(self, s: GameState, seat: int) -> float:
         if s.winner is not None:
@@ -182,6 +207,7 @@ class HardBot(NormalBot):
         clock = time.perf_counter
         deadline = clock() + self.budget_ms / 1000
         totals = [0.0] * len(candidates)
+        values: list[list[float]] = [[] for _ in candidates]  # per world, for ``gate``
         worlds = 0
         slowest = 0.0  # the longest world so far: a world is only begun if one that long fits
         me = self.me
@@ -190,7 +216,8 @@ class HardBot(NormalBot):
             if worlds and started + slowest > deadline:
                 break
             try:
-                world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
+                world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks,
+                                    self.model_tries if self.model else 0)
             except (ValueError, IndexError, KeyError):
                 break
             seat = world.players.index(me)
@@ -201,20 +228,39 @@ class HardBot(NormalBot):
                     s = apply(world, me, action, 0).state
                 except IllegalAction:
                     totals[i] -= 1.0
+                    values[i].append(-1.0)
                     continue
                 # common random numbers: every candidate's rest of the round draws the same
                 # randomness, so their difference is the move's, not the dice's
                 play_out(s, random.Random(seed) if self.crn else rng, self.horizon, self.policy)
-                totals[i] += self.leaf(s, seat)
+                v = self.leaf(s, seat)
+                totals[i] += v
+                values[i].append(v)
             slowest = max(slowest, clock() - started)
         if worlds == 0:
             return prior or candidates[0]
+        if self.gate > 0 and prior is not None:
+            return self._gated(candidates, prior, totals, values, rng)
         for i, action in enumerate(candidates):
-            if prior is not None and (action.kind, action.card, action.color) == (
-                    prior.kind, prior.card, prior.color):
+            if prior is not None and self._same(action, prior):
                 totals[i] += self.prior * worlds
         best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
         return candidates[best]
+
+    def _gated(self, candidates: list[Action], prior: Action, totals: list[float],
+               values: list[list[float]], rng: random.Random) -> Action:
+        """``gate`` > 0: the best candidate replaces the ``normal`` move only if its gain over it,
+        world by world (paired: the same worlds and randomness), is ``gate`` standard errors
+        above nothing."""
+        best = max(range(len(candidates)), key=lambda i: (totals[i], rng.random()))
+        home = next((i for i, a in enumerate(candidates) if self._same(a, prior)), None)
+        if home is None or best == home:
+            return candidates[best]
+        diffs = [a - b for a, b in zip(values[best], values[home], strict=True)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+        return candidates[best] if mean > self.gate * math.sqrt(var / n) else candidates[home]
 
     def _play(self, world: GameState, seat: int, action: Action, seed: float,
               rng: random.Random) -> float:
@@ -238,8 +284,7 @@ class HardBot(NormalBot):
         n = len(candidates)
         rounds = max(1, math.ceil(math.log2(n)))
         per_round = self.max_worlds * n / rounds
-        bonus = [self.prior if prior is not None and (a.kind, a.card, a.color) == (
-            prior.kind, prior.card, prior.color) else 0.0 for a in candidates]
+        bonus = [self.prior if prior is not None and self._same(a, prior) else 0.0 for a in candidates]
         worlds: list[tuple[GameState, int, float]] = []
         totals = [0.0] * n
         played = [0] * n
@@ -255,7 +300,8 @@ class HardBot(NormalBot):
             out_of_time = False
             while len(worlds) < want:
                 try:
-                    world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks)
+                    world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks,
+                                        self.model_tries if self.model else 0)
                 except (ValueError, IndexError, KeyError):
                     break
                 worlds.append((world, world.players.index(me), rng.random()))

@@ -16,22 +16,36 @@
   nothing to answer it with (a bot answers when it can), so no card that stacks on its last
   draw card. Like ``void`` it holds for the cards they had then; ``lacks_free`` counts the cards
   they got since (the stack they took among them).
+- ``shown``: per other player, their plays since they last got a card (oldest first), each
+  with what the table showed then (:class:`engine.ai.model.Shown`: the playable cards, the
+  stack, the hand counts), for the sampler to replay the ``normal`` choice on a sampled hand.
+  ``counts`` (each player's cards) and ``direction`` follow the events between views for it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
-from ..cards import CARD_INFO, NAME_TO_LETTER, WILD
+from ..cards import CARD_INFO, NAME_TO_LETTER, PLAYABLE, WILD, Kind
 from ..plays import _STACKABLE
 from ..rules import Stacking
+from .model import Shown
+
+SHOWN_KEEP = 4  # the most recent plays kept per player
 
 
 class Memory:
     def __init__(self, me: str, until_playable: bool = False,
-                 stacking: Stacking | None = None) -> None:
+                 stacking: Stacking | None = None, hand_size: int = 7) -> None:
         self.me = me
+        self.hand_size = hand_size
+        self.players: list[str] = []  # every seat, in seat order (from the views)
+        self.counts: dict[str, int] = {}
+        self.direction = 1
+        self.shown: dict[str, list[Shown]] = {}
+        self._drew_by: str | None = None  # the last event was this player's draw
         self.until_playable = until_playable  # the rules' draw: a draw ends on a playable card
         self.stacking = stacking  # the rules' stacking (None: no inference from taken stacks)
         self.lacks: dict[str, frozenset[str]] = {}
@@ -51,7 +65,11 @@ class Memory:
         """Align with a fresh view (the truth about this seat's own hand and the table)."""
         self.hand = list(view.get("hand", []))
         self.active = [p["id"] for p in view.get("players", []) if not p["eliminated"]]
+        self.players = [p["id"] for p in view.get("players", [])]
+        self.counts = {p["id"]: p["cards"] for p in view.get("players", []) if not p["eliminated"]}
         game = view.get("game")
+        if game:
+            self.direction = game["direction"]
         if game and (not self.discard or self.discard[-1] != game["top"]):
             self.discard = [*self.discard, game["top"]] if self.discard else [game["top"]]
 
@@ -64,6 +82,8 @@ class Memory:
             getattr(self, "_on_" + e["kind"], _ignore)(e)
             if e["kind"] != "played":
                 self._forced = False
+            if e["kind"] != "drew":
+                self._drew_by = None
 
     def _on_started(self, e: dict[str, Any]) -> None:
         self.discard = [e["top"]]
@@ -73,11 +93,17 @@ class Memory:
         self.void, self.free = {}, {}
         self.lacks, self.lacks_free = {}, {}
         self._stack_last = 0
+        self.shown = {}
+        self.active = list(self.players)
+        self.counts = dict.fromkeys(self.players, self.hand_size)
+        self.direction = 1
         color = CARD_INFO[e["top"]].color
         self.color = None if color == WILD else color
 
     def _on_played(self, e: dict[str, Any]) -> None:
         card = e["card"]
+        self._record(e["player"], card)
+        self._count(e["player"], -1)
         self.discard.append(card)
         self._see([card])
         self._forget(e["player"], card)
@@ -91,10 +117,54 @@ class Memory:
         if card in self.lacks.get(player, ()) and self.lacks_free.get(player, 0) > 0:
             self.lacks_free[player] -= 1
 
+    def _count(self, player: str, change: int) -> None:
+        if player in self.counts:
+            self.counts[player] += change
+
+    def _record(self, player: str, card: str) -> None:
+        """Before ``player``'s play of ``card`` changes anything: what the table showed then."""
+        if player == self.me:
+            return
+        info = CARD_INFO[card]
+        order = self.active
+        if self._drew_by == player:  # a drawn card played at once: no choice (but its colour)
+            self.shown[player] = [Shown(card, frozenset({card}), False, 0, 99, 0)]
+            return
+        if (info.kind is Kind.DISCARD_ALL or player not in order
+                or len(order) < 2 or any(p not in self.counts for p in order)):
+            self.shown.pop(player, None)  # more than one card left, or the table is unknown
+            return
+        stack = bool(self._stack_last) and self.stacking is not None
+        if stack:
+            playable = _STACKABLE.get((self.stacking, self._stack_last), frozenset())
+        elif self.color is not None and self.discard:
+            playable = PLAYABLE[self.color].get(self.discard[-1], frozenset())
+        else:
+            playable = frozenset()
+        if card not in playable:  # the table is not what the events made of it: no inference
+            self.shown.pop(player, None)
+            return
+        i = order.index(player)
+        n = len(order)
+        nxt = order[(i + self.direction) % n]
+        prev = order[(i - self.direction) % n]
+        danger = min(self.counts[p] for p in order if p != player)
+        shown = Shown(card, playable, stack, self.counts[nxt], danger, self.counts[prev])
+        self.shown[player] = [*self.shown.get(player, [])[-(SHOWN_KEEP - 1):], shown]
+
+    def _on_reversed(self, e: dict[str, Any]) -> None:
+        self.direction = e.get("direction", -self.direction)
+
     def _on_color(self, e: dict[str, Any]) -> None:
         self.color = NAME_TO_LETTER[e["color"]]
+        shown = self.shown.get(e.get("player", ""))
+        if shown and shown[-1].named is None and CARD_INFO[shown[-1].card].wild and (
+                CARD_INFO[shown[-1].card].kind is not Kind.ROULETTE):
+            shown[-1] = replace(shown[-1], named=e["color"])
 
     def _got(self, player: str, count: int) -> None:
+        self._count(player, count)
+        self.shown.pop(player, None)
         if player in self.void:
             self.free[player] = self.free.get(player, 0) + count
         if player in self.lacks:
@@ -102,6 +172,8 @@ class Memory:
 
     def _on_discarded(self, e: dict[str, Any]) -> None:
         cards = e["cards"]
+        self._count(e["player"], -len(cards))
+        self.shown.pop(e["player"], None)
         self.discard[-1:-1] = cards  # under the Discard All
         self._see(cards)
         for c in cards:
@@ -124,13 +196,17 @@ class Memory:
 
     def _on_drew(self, e: dict[str, Any]) -> None:
         player = e["player"]
+        self._drew_by = player
         if player == self.me:
+            self._count(player, e.get("count", 0))
             self.hand.extend(e.get("cards", []))
         elif self._forced or self.color is None:
             self._got(player, e.get("count", 0))
         else:
             self.void[player] = frozenset((self.color, WILD))
             count = e.get("count", 0)
+            self._count(player, count)
+            self.shown.pop(player, None)
             self.free[player] = min(count, 1) if self.until_playable else count
             if player in self.lacks:
                 self.lacks_free[player] = self.lacks_free.get(player, 0) + count
@@ -139,6 +215,7 @@ class Memory:
         last, self._stack_last = self._stack_last, 0
         player = e["player"]
         if player == self.me:
+            self._count(player, e.get("count", 0))
             self.hand.extend(e.get("cards", []))
             return
         self._got(player, e.get("count", 0))
@@ -149,16 +226,22 @@ class Memory:
 
     def _on_caught(self, e: dict[str, Any]) -> None:
         if e["player"] == self.me:
+            self._count(e["player"], e.get("count", 0))
             self.hand.extend(e.get("cards", []))
         else:
             self._got(e["player"], e.get("count", 0))
 
     def _on_roulette(self, e: dict[str, Any]) -> None:
         self._see(e["cards"])
+        self._count(e["player"], len(e["cards"]))
+        self.shown.pop(e["player"], None)
         self._gain(e["player"], e["cards"])
 
     def _on_swapped(self, e: dict[str, Any]) -> None:
         a, b = e["a"], e["b"]
+        self.shown = {}
+        if a in self.counts and b in self.counts:
+            self.counts[a], self.counts[b] = self.counts[b], self.counts[a]
         self.void, self.free = {}, {}
         self.lacks, self.lacks_free = {}, {}
         hands = {p: self._holding(p) for p in (a, b)}
@@ -176,6 +259,11 @@ class Memory:
         holdings = [self._holding(p) for p in order]
         for k, p in enumerate(order):
             self._set_holding(p, holdings[k - 1])
+        self.shown = {}
+        if all(p in self.counts for p in order):
+            sizes = [self.counts[p] for p in order]
+            for k, p in enumerate(order):
+                self.counts[p] = sizes[k - 1]
 
     def _holding(self, player: str) -> Counter[str]:
         return Counter(self.hand) if player == self.me else Counter(self.known.get(player, Counter()))
@@ -190,6 +278,8 @@ class Memory:
         self.known.pop(e["player"], None)
         self.void.pop(e["player"], None)
         self.lacks.pop(e["player"], None)
+        self.shown.pop(e["player"], None)
+        self.counts.pop(e["player"], None)
         if e["player"] in self.active:
             self.active.remove(e["player"])
 

@@ -26,7 +26,8 @@ class NormalBot:
     def __init__(self, me: str, rules: Rules) -> None:
         self.me = me
         self.rules = rules
-        self.memory = Memory(me, rules.draw is DrawRule.UNTIL_PLAYABLE, rules.stacking)
+        self.memory = Memory(me, rules.draw is DrawRule.UNTIL_PLAYABLE, rules.stacking,
+                             rules.hand_size)
 
     def observe(self, events: list[dict[str, Any]]) -> None:
         self.memory.observe(events)

@@ -76,17 +76,17 @@ def play_game(levels: list[str], preset: str, seed: int, times: dict[str, list[f
 
 
 def _play_range(level: str, vs: str, first: int, stop: int, preset: str, seed: int,
-                bot_options: dict[str, Any]) -> tuple[int, dict[str, list[float]]]:
-    """Games ``first``..``stop - 1``: the tested seat's wins and every decision time."""
+                bot_options: dict[str, Any]) -> tuple[list[int], dict[str, list[float]]]:
+    """Games ``first``..``stop - 1``: the tested seat's result in each (1 a win) and every
+    decision time."""
     times: dict[str, list[float]] = {level: [], vs: []}
-    wins = 0
+    won = []
     for g in range(first, stop):
         seat = g % 4
         levels = [vs] * 4
         levels[seat] = level
-        if play_game(levels, preset, seed + g, times, bot_options) == seat:
-            wins += 1
-    return wins, times
+        won.append(int(play_game(levels, preset, seed + g, times, bot_options) == seat))
+    return won, times
 
 
 def run(level: str, vs: str, games: int, preset: str, seed: int,
@@ -99,14 +99,34 @@ def run(level: str, vs: str, games: int, preset: str, seed: int,
     else:
         with ProcessPoolExecutor(jobs) as pool:
             results = list(pool.map(_play_range, *zip(*parts, strict=True)))
-    wins = sum(w for w, _ in results)
+    won = [w for part, _ in results for w in part]
+    wins = sum(won)
     times: dict[str, list[float]] = {level: [], vs: []}
     for _, part in results:
         for key, values in part.items():
             times[key].extend(values)
     low, high = wilson(wins, games)
     return {"level": level, "vs": vs, "preset": preset, "games": games, "wins": wins,
-            "rate": wins / games, "ci": (low, high), "times": times}
+            "rate": wins / games, "ci": (low, high), "times": times, "won": won}
+
+
+def controlled(won: list[int], control: list[int], mean: float = 0.25) -> dict[str, float]:
+    """The tested seat's win rate corrected by a control: the same deals with the ``--vs``
+    level in the seat (whose expected rate is ``mean``, a quarter: four equal seats). Deals that
+    favour the seat favour it whoever sits there, so ``rate - beta * (control rate - mean)``
+    has the variance of the rate times 1 - rho^2 (rho: the games' correlation)."""
+    n = len(won)
+    a = sum(won) / n
+    c = sum(control) / n
+    cov = sum((x - a) * (y - c) for x, y in zip(won, control, strict=True)) / (n - 1)
+    var_a = sum((x - a) ** 2 for x in won) / (n - 1)
+    var_c = sum((y - c) ** 2 for y in control) / (n - 1)
+    beta = cov / var_c if var_c else 0.0
+    rho = cov / math.sqrt(var_a * var_c) if var_a and var_c else 0.0
+    adjusted = a - beta * (c - mean)
+    se = math.sqrt(var_a * (1 - rho * rho) / n)
+    return {"rate": adjusted, "low": adjusted - 1.96 * se, "high": adjusted + 1.96 * se,
+            "rho": rho, "control": c, "raw_se": math.sqrt(var_a / n), "se": se}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -140,6 +160,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="hard bot: sample exactly this many worlds a decision, however long "
                              "it takes (its strength then does not depend on the machine's load)")
     parser.add_argument("--policy", default=None, help="hard bot's rollout policy (guided, random)")
+    parser.add_argument("--control", action="store_true",
+                        help="also play the same games with --vs in the tested seat, and print the "
+                             "win rate corrected by that control (a measurement aid: less noise)")
+    parser.add_argument("--outcomes", default=None,
+                        help="write each game's result for the tested seat (1 a win) to this file, "
+                             "one line per preset")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="another hard bot option (engine.ai.hard.HardBot), e.g. leaf=fitted")
     args = parser.parse_args(argv)
@@ -162,6 +188,18 @@ def main(argv: list[str] | None = None) -> None:
               f" {f'[{low:.1%}, {high:.1%}]':>17} {_pct(t, 0.5):>8.2f} {_pct(t, 0.99):>8.2f}"
               f"   ({time.perf_counter() - start:.0f} s; {args.vs} p50/p99"
               f" {_pct(r['times'][args.vs], 0.5):.2f}/{_pct(r['times'][args.vs], 0.99):.2f} ms)")
+        control = None
+        if args.control:
+            control = run(args.vs, args.vs, args.games, preset, args.seed, {}, args.jobs)["won"]
+            k = controlled(r["won"], control)
+            ci = f"[{k['low']:.1%}, {k['high']:.1%}]"
+            print(f"{'':<8} {'control':<8} {preset:<10} {r['games']:>6} {k['rate']:>9.1%} {ci:>17}"
+                  f"   (rho {k['rho']:.3f}; {args.vs} in the seat {k['control']:.1%};"
+                  f" SE {k['raw_se']:.2%} -> {k['se']:.2%})")
+        if args.outcomes:
+            with open(args.outcomes, "a") as f:
+                f.write(f"{preset} {args.level} {''.join(map(str, r['won']))}"
+                        f"{' control ' + ''.join(map(str, control)) if control else ''}\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -188,3 +188,13 @@ def test_a_bot_in_a_worker_process_decides_as_in_place_and_cannot_see_hidden_car
                 state, events = apply(state, actor, action, 0)
                 mine.observe([e.to_wire("a") for e in events])
     assert checked >= 20
+
+
+def test_the_control_corrects_the_rate_by_how_the_deals_favoured_the_seat():
+    from engine.ai.tournament import controlled
+
+    won = [1, 1, 0, 0, 1, 0, 0, 0]
+    k = controlled(won, [1, 1, 0, 0, 0, 0, 0, 0])  # the control won 25%: nothing to correct
+    assert abs(k["rate"] - 3 / 8) < 1e-9 and k["se"] < k["raw_se"]
+    lucky = controlled(won, [1, 1, 0, 0, 1, 0, 0, 0])  # deals that favoured the seat: less
+    assert lucky["rate"] < 3 / 8 and abs(lucky["rho"] - 1) < 1e-9
