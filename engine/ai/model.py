@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cards import CARD_INFO, Kind, most_held_color
-from ..rules import Rules, Seven, Zero
-
-_HIGH_DRAW = frozenset({Kind.DRAW4, Kind.REVERSE4, Kind.DRAW6, Kind.DRAW10})
+from ..cards import CARD_INFO, most_held_color
+from ..rules import Rules
+from .heuristic import card_score
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,41 +32,10 @@ class Shown:
 
 
 def score(card: str, colors: dict[str, int], mine: int, shown: Shown, rules: Rules) -> float:
-    """``normal``'s score of ``card`` (engine.ai.normal ``_score``) from the numbers then."""
+    """``normal``'s score of ``card`` (engine.ai.heuristic) from the numbers then."""
     info = CARD_INFO[card]
-    same = colors.get(info.color, 0)
-    limit = rules.mercy_limit
-    nxt = shown.nxt
-    s = same * 0.5
-    if shown.danger <= 2:
-        s += info.points / 10
-    if info.draw:
-        if nxt + info.draw >= limit:
-            s += 12
-        elif nxt <= 2:
-            s += 8
-        elif info.kind in _HIGH_DRAW:
-            s -= 6
-        else:
-            s += 1
-    kind = info.kind
-    if kind is Kind.SKIP_ALL:
-        s += 3 + (2 if mine > 3 else 0)
-    elif kind is Kind.SKIP or kind is Kind.REVERSE:
-        s += 2 + (3 if nxt <= 2 else 0)
-    elif kind is Kind.DISCARD_ALL:
-        s += 2 * (same - 1)
-    elif kind is Kind.ROULETTE:
-        s += 4 if nxt <= 3 or nxt + 6 >= limit else -2
-    elif kind is Kind.NUMBER and info.number == 7 and rules.seven is not Seven.OFF:
-        s += (mine - 1 - shown.danger) * 1.5
-    elif kind is Kind.NUMBER and info.number == 0 and rules.zero is Zero.PASS:
-        s += (mine - 1 - shown.incoming) * 1.0
-    elif info.wild:
-        s -= 4
-    else:
-        s += info.points / 20
-    return s
+    return card_score(info, colors.get(info.color, 0), mine, shown.nxt, shown.danger, shown.incoming,
+                      rules)
 
 
 def chose(hand: list[str], shown: Shown, rules: Rules) -> bool:

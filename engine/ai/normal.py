@@ -15,9 +15,8 @@ from typing import Any
 from ..actions import Action, ActionKind
 from ..cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, Kind, most_held_color
 from ..rules import DrawRule, Rules
+from .heuristic import card_score
 from .memory import Memory
-
-_HIGH_DRAW = frozenset({Kind.DRAW4, Kind.REVERSE4, Kind.DRAW6, Kind.DRAW10})
 
 
 class NormalBot:
@@ -131,42 +130,8 @@ class NormalBot:
     def _score(self, view: dict[str, Any], card: str) -> float:
         info = CARD_INFO[card]
         hand = view["hand"]
-        me = self._players(view)[self.me]
-        nxt = self._next_active(view)
         others = [p for p in view["players"] if not p["eliminated"] and p["id"] != self.me]
         danger = min((p["cards"] for p in others), default=99)  # someone about to go out?
-        limit = self.rules.mercy_limit
-        score = 0.0
-        same_color = sum(1 for c in hand if CARD_INFO[c].color == info.color)
-        score += same_color * 0.5  # keep the colour we are long in flowing
-        if danger <= 2:
-            score += info.points / 10  # dump points before someone goes out
-        if info.draw:
-            if nxt["cards"] + info.draw >= limit:
-                score += 12  # a knock-out is worth 250 points
-            elif nxt["cards"] <= 2:
-                score += 8  # stop the next player from going out
-            elif info.kind in _HIGH_DRAW:
-                score -= 6  # keep big draw cards to answer stacks
-            else:
-                score += 1
-        kind = info.kind
-        if kind is Kind.SKIP_ALL:
-            score += 3 + (2 if len(hand) > 3 else 0)
-        elif kind in (Kind.SKIP, Kind.REVERSE):
-            score += 2 + (3 if nxt["cards"] <= 2 else 0)
-        elif kind is Kind.DISCARD_ALL:
-            score += 2 * (same_color - 1)
-        elif kind is Kind.ROULETTE:
-            score += 4 if nxt["cards"] <= 3 or nxt["cards"] + 6 >= limit else -2
-        elif kind is Kind.NUMBER and info.number == 7 and self.rules.seven.value != "off":
-            smallest = min((p["cards"] for p in others), default=me["cards"])
-            score += (me["cards"] - 1 - smallest) * 1.5
-        elif kind is Kind.NUMBER and info.number == 0 and self.rules.zero.value == "pass":
-            incoming = self._previous_active(view)["cards"]
-            score += (me["cards"] - 1 - incoming) * 1.0
-        elif info.wild:
-            score -= 4  # wilds are flexible: hold them
-        else:
-            score += info.points / 20
-        return score
+        same = sum(1 for c in hand if CARD_INFO[c].color == info.color)
+        return card_score(info, same, len(hand), self._next_active(view)["cards"], danger,
+                          self._previous_active(view)["cards"], self.rules)

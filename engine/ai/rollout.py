@@ -19,10 +19,10 @@ from ..legal import playable_cards
 from ..refusals import draw_refusal, pass_refusal
 from ..rules import Seven, Zero
 from ..state import GameState
+from .heuristic import HIGH_DRAW
 
 Policy = Callable[[GameState, int, random.Random], Action]
 
-_HIGH_DRAW = frozenset({Kind.DRAW4, Kind.REVERSE4, Kind.DRAW6, Kind.DRAW10})
 
 
 def _no_play(s: GameState, seat: int) -> Action:
@@ -54,7 +54,11 @@ def rollout_action(s: GameState, seat: int, rng: random.Random) -> Action:
 
 
 def guided_action(s: GameState, seat: int, rng: random.Random) -> Action:
-    """The ``normal`` bot's move (engine.ai.normal ``_score``), computed from the state."""
+    """The ``normal`` bot's move, computed from the state.
+
+    -- speed: the loop below is :func:`engine.ai.heuristic.card_score` inlined (change them
+    together): it runs for every card of every simulated turn of the hard bot's search.
+    """
     if s.pending is not None:
         return default_choice(s)
     cards = playable_cards(s, seat)
@@ -92,7 +96,7 @@ def guided_action(s: GameState, seat: int, rng: random.Random) -> Action:
                 score += 12
             elif nxt <= 2:
                 score += 8
-            elif info.kind in _HIGH_DRAW:
+            elif info.kind in HIGH_DRAW:
                 score -= 6
             else:
                 score += 1
