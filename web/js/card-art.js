@@ -180,7 +180,8 @@ export function faceArt(key, make, shown = false) {
 // -- faces as bitmaps: drawn from the SVG at the size of the largest card that shows them (style.css
 // --card-art-w, in CSS pixels, times the screen's pixel ratio), one at a time while the page is idle,
 // and drawn again when the ratio grows (a zoom, another screen) or a larger card comes (the TV's)
-const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
+/** Runs `f` when the page is idle (a short timeout where the browser has no idle callbacks). */
+export const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
 const queue = [];
 let drawing = false;
 

@@ -1,7 +1,7 @@
 // Card codes (rules.md "Cards"): "r-7", "g-draw2", "w-draw6". Faces are SVG images (card-art.js)
 // over a CSS colour and pattern; every face carries its colour letter and its symbol, so colour is
 // never the only cue.
-import { faceArt, faceSvg } from "./card-art.js";
+import { faceArt, faceSvg, idle } from "./card-art.js";
 import { h } from "./dom.js";
 import { lang, t } from "./i18n.js";
 
@@ -116,8 +116,6 @@ const warmed = new Set();
 // -- speed: every face's image (in the page's language) is made ahead, a few at a time while the
 // page is idle, so the patch that first shows a card only clones it: twelve new faces drawn, encoded
 // and added to the sheet in the patch cost a slow phone ~10 ms
-const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
-
 function warm() {
   if (warmed.has(lang())) return;
   warmed.add(lang());
