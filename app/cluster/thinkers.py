@@ -53,7 +53,7 @@ def _start_worker(parent: int) -> None:
 
 def _serve(conn: Connection, parent: int) -> None:
     """A worker: one job at a time from its pipe, its answer back the same way, until the pipe
-    closes."""
+    closes (read or written to)."""
     _start_worker(parent)
     while True:
         try:
@@ -64,7 +64,10 @@ def _serve(conn: Connection, parent: int) -> None:
             answer: tuple[bool, Any] = (True, fn(*args))
         except Exception as exc:  # the server decides on its loop instead
             answer = (False, repr(exc))
-        conn.send(answer)
+        try:
+            conn.send(answer)
+        except OSError:  # the server hung up mid-search (it is stopping): no one wants the answer
+            return
 
 
 class _Worker:

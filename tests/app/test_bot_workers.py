@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -305,3 +307,25 @@ async def test_the_pool_runs_no_thread_beside_the_loop():
         assert threading.active_count() == before
     finally:
         pool.close()
+
+
+async def test_a_worker_whose_server_hangs_up_mid_search_leaves_quietly():
+    """A server stopping closes its end of each pipe; a worker still searching then finds no one
+    to answer. It leaves without a traceback (CI once failed on the one printed at a stop)."""
+    pool = BotPool(1, 5.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        gate = Path(tmp, "gate")
+        os.mkfifo(gate)
+        try:
+            # the search: reading a FIFO, which returns once the test has written to it and closed
+            pool.call(Path.read_text, gate)
+            worker = pool._pool[0]
+            # opening the writing end waits for the worker to open the reading one: it is searching
+            fd = await asyncio.wait_for(asyncio.to_thread(os.open, gate, os.O_WRONLY), 60)
+            pool._drop(worker)  # the server hangs up
+            os.write(fd, b"done")
+            os.close(fd)  # the search ends; its answer has nowhere to go
+            await asyncio.to_thread(worker.proc.join, 60)
+            assert worker.proc.exitcode == 0
+        finally:
+            pool.close()
