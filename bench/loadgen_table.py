@@ -192,9 +192,18 @@ async def setup_rooms(url: str, rooms: int, clients: int, interval: float) -> li
     return out
 
 
+WELCOME_TIMEOUT_S = 60.0
+
+
 async def start_rooms(rooms: list[Room]) -> None:
+    # a host whose socket failed (a saturated server let its handshake time out) never gets a
+    # welcome: the run stops with that, rather than waiting for ever
+    deadline = time.perf_counter() + WELCOME_TIMEOUT_S
     for room in rooms:
         host = room.players[0]
         while not host.me:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"room {room.code}: its host had no welcome in {WELCOME_TIMEOUT_S:.0f} s "
+                                   "(its socket failed, or the server is saturated)")
             await asyncio.sleep(0.01)
         await host.ws.send(json.dumps({"type": "start", "id": "start"}))
