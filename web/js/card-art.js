@@ -183,7 +183,10 @@ export function faceArt(key, make, shown = false) {
 /** Runs `f` when the page is idle (a short timeout where the browser has no idle callbacks). */
 export const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
 const queue = [];
-let drawing = false;
+// faces drawn at once: the steps of one (decoding, encoding, reading) mostly wait on other threads,
+// so a page's first faces become bitmaps in a third of the time, before its first busy turn
+const AT_ONCE = 3;
+let drawing = 0;
 
 /** Queues a face to draw (`first`: before the others, for a face the page shows). */
 function toBitmap(art, first = false) {
@@ -192,8 +195,8 @@ function toBitmap(art, first = false) {
   if (at >= 0) queue.splice(at, 1);
   if (first) queue.unshift(art);
   else queue.push(art);
-  if (!drawing) {
-    drawing = true;
+  while (drawing < Math.min(AT_ONCE, queue.length)) {
+    drawing += 1;
     idle(drawNext);
   }
 }
@@ -209,7 +212,7 @@ function bitmapWidth(cut) {
 function drawNext() {
   const art = queue.shift();
   if (!art) {
-    drawing = false;
+    drawing -= 1;
     return;
   }
   const w = bitmapWidth(art.cut);
