@@ -23,7 +23,16 @@ export const S = {
   },
 };
 
-export const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const queries = new Map();
+/** A media query's live list, made once: matchMedia parses the query at every call, and a patch
+ * asked a few of them once per card it moved. */
+export function media(query) {
+  let list = queries.get(query);
+  if (!list) queries.set(query, (list = window.matchMedia(query)));
+  return list;
+}
+
+export const reducedMotion = () => media("(prefers-reduced-motion: reduce)").matches;
 
 export function serverNow() {
   return Date.now() + S.skew;

@@ -2,7 +2,7 @@
 // in place (cards and seats keyed), so a click is never lost to a re-render while bots play around
 // you. Legality always comes from game.legal.
 import { cardBack } from "./cards.js";
-import { S, announce, reducedMotion, secondsLeft, serverNow } from "./core.js";
+import { S, announce, media, reducedMotion, secondsLeft, serverNow } from "./core.js";
 import { h, replace } from "./dom.js";
 import { lang, t } from "./i18n.js";
 import { onDraw, onHandKey, onPass, onReact, onUno } from "./table/actions.js";
@@ -141,7 +141,7 @@ function fitTable() {
   if (smaller) fitHand(T.hand); // planned for the smaller cards
   const bottom = () => T.hand.closest(".me").getBoundingClientRect().bottom + window.scrollY;
   const fits = () => bottom() <= document.documentElement.clientHeight;
-  if (!matchMedia(NO_FAN).matches && !root.classList.contains("spectating") && !fits()) {
+  if (!media(NO_FAN).matches && !root.classList.contains("spectating") && !fits()) {
     for (const c of SNUG) {
       root.classList.add(c);
       if (c === "snug-me") fitHand(T.hand); // its cards are smaller: the fan is planned again

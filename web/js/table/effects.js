@@ -3,7 +3,7 @@
 // sliding between seats, counts bumping, knock-outs, UNO calls, the direction spinning, reaction
 // bubbles, a roulette's revealed cards turned one by one.
 import { cardFace, colorName, parse } from "../cards.js";
-import { S, name, reducedMotion } from "../core.js";
+import { S, media, name, reducedMotion } from "../core.js";
 import { h, replace } from "../dom.js";
 import { t } from "../i18n.js";
 import { arrive, flash, flipIn, travel } from "./motion.js";
@@ -96,7 +96,7 @@ function showRoulette(ev) {
   // on a phone the opponents fill the top of the table: the cards show over the piles instead
   // (the player with a stack aimed at them still sees who holds what), and for less long. Their
   // place is read before the cards are added, while the page's layout is still clean
-  const phone = matchMedia("(max-width: 600px)").matches;
+  const phone = media("(max-width: 600px)").matches;
   const center = phone ? T.discard.closest(".center") : null;
   const place = center && {
     // the piles sit inside the seats' ring: measured from the table's own top

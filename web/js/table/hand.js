@@ -1,7 +1,7 @@
 // The player's own hand (cards keyed, so a card keeps its element and focus across renders), laid
 // out to fit its box, and the player's row under it: avatar, score, cards against the mercy limit.
 import { cardFace, cardName, sortHand } from "../cards.js";
-import { legal, me } from "../core.js";
+import { legal, me, media } from "../core.js";
 import { h, removeEl, replace, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
@@ -76,7 +76,7 @@ export function fitHand(hand) {
   hand.style.removeProperty("--fan-gap");
   hand.style.removeProperty("padding-left");
   const cards = [...hand.querySelectorAll(".hand-card")];
-  if (cards.length < 2 || matchMedia(NO_FAN).matches) return;
+  if (cards.length < 2 || media(NO_FAN).matches) return;
   let plan = fanPlan(hand, cards);
   if (plan && plan.rows > 1) {
     hand.classList.add("fan-small");

@@ -1,6 +1,6 @@
 // The opponents' chips, one per seat in play order from the player's left: name, badges, cards left
 // against the mercy limit, UNO and stack flags, turn timer and the button to catch them.
-import { S, botLevel, legal, reducedMotion, secondsLeft } from "../core.js";
+import { S, botLevel, legal, media, reducedMotion, secondsLeft } from "../core.js";
 import { h, replace, setAttr, setHidden, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
@@ -176,14 +176,14 @@ export function renderOpponents(v) {
 
 /** How many opponents sit on each side of the piles (the rest across the top): none on a phone. */
 export function ringSides(n) {
-  if (matchMedia(RING_ARC).matches || n <= 2) return 0;
+  if (media(RING_ARC).matches || n <= 2) return 0;
   return n <= 6 ? 1 : 2;
 }
 
 /** The top row bends like the far side of an oval: its outer seats sit a little lower. */
 function arc(ul) {
   const chips = [...ul.children];
-  const rows = matchMedia(RING_ARC).matches && chips.length > 3; // a phone's rows: no bend
+  const rows = media(RING_ARC).matches && chips.length > 3; // a phone's rows: no bend
   const mid = (chips.length - 1) / 2;
   chips.forEach((li, i) => {
     const d = mid && !rows ? Math.abs(i - mid) / mid : 0;
