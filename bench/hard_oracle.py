@@ -1,0 +1,105 @@
+"""How much could knowing the others' hands buy the ``hard`` bot? An upper bound for any
+inference: ``python -m bench.hard_oracle --preset printed --games 400 --worlds 16``.
+
+The tournament's games (``engine.ai.tournament``, the same seeds), but the ``hard`` seat's search
+samples worlds in which every hand is the true one; only the order of the unseen cards (the draw
+pile and the cards set aside) is shuffled, so it still cannot see what will be drawn. A bench, not a
+bot: it reads the true game state, which no seat may. If even this seat stays short of a target,
+better inference of the hidden hands cannot reach it; the search and its rollouts must.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import engine.ai.hard as hard
+import engine.ai.tournament as tournament
+from engine.state import GameState
+
+_truth: dict[str, GameState] = {}
+_view_for = tournament.view_for
+_determinize = hard.determinize
+
+
+def _recording_view_for(state: GameState, player: str, *args: Any) -> Any:
+    _truth["state"] = state
+    return _view_for(state, player, *args)
+
+
+_known = {"seats": "all"}
+
+
+def _oracle_world(view: dict[str, Any], me: str, rules: Any, memory: Any, rng: random.Random,
+                  *_: Any) -> GameState:
+    s = _truth["state"]
+    mine = s.players.index(me)
+    hands = [list(h) for h in s.hands]
+    unseen = [*s.draw_pile, *s.set_aside]
+    if _known["seats"] != "all":  # only the next player's hand is the true one: the others' are dealt anew
+        active = [i for i in range(len(hands)) if not s.eliminated[i]]
+        at = active.index(mine) if mine in active else 0
+        nxt = active[(at + s.direction) % len(active)] if _known["seats"] == "next" else None
+        redeal = [i for i in range(len(hands)) if i not in (mine, nxt)]
+        for i in redeal:
+            unseen.extend(hands[i])
+        rng.shuffle(unseen)
+        for i in redeal:
+            k = len(hands[i])
+            hands[i] = unseen[len(unseen) - k:] if k else []
+            del unseen[len(unseen) - k:]
+    rng.shuffle(unseen)
+    n = len(s.draw_pile)
+    return replace(s, rules=replace(s.rules, turn_timer_s=0), seed=str(rng.random()), rng_counter=0,
+                   hands=hands, eliminated=list(s.eliminated), uno=list(s.uno),
+                   scores=list(s.scores), draw_pile=unseen[:n], set_aside=unseen[n:],
+                   discard=list(s.discard), exposed=list(s.exposed), reshuffled_at=list(s.reshuffled_at),
+                   turn_deadline=None)
+
+
+@contextlib.contextmanager
+def oracle_worlds(seats: str | None) -> Iterator[None]:
+    """While inside: the ``hard`` bot's worlds know ``seats`` ("all", "next" or "none") true hands
+    (``None``: its own worlds, nothing changed)."""
+    if seats is None:
+        yield
+        return
+    _known["seats"] = seats
+    tournament.view_for = _recording_view_for
+    hard.determinize = _oracle_world
+    try:
+        yield
+    finally:
+        tournament.view_for = _view_for
+        hard.determinize = _determinize
+        _truth.clear()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.hard_oracle", description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="printed")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--worlds", type=int, default=16)
+    parser.add_argument("--truth", choices=("oracle", "next", "none", "sampled"), default="oracle",
+                        help="oracle: every hand the true one; next: only the next player's (the others "
+                        "dealt at random); none: every other hand dealt at random (no inference at all); "
+                        "sampled: the bot's own worlds (the tournament's line, for a side-by-side)")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    seats = None if args.truth == "sampled" else {"oracle": "all"}.get(args.truth, args.truth)
+    with oracle_worlds(seats):
+        r = tournament.run("hard", "normal", args.games, args.preset, args.seed,
+                           {"max_worlds": args.worlds, "budget_ms": 1e9})
+    low, high = r["ci"]
+    print(f"hard ({args.truth} worlds) vs 3 normal, {args.preset}, {args.games} games, seed {args.seed}: "
+          f"{r['rate']:.1%} [{low:.1%}, {high:.1%}] ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
