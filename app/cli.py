@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -54,7 +55,10 @@ def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> Non
         # (app/api/edge.py); the body's bound is the app's (MAX_BODY_BYTES)
         http=guarded_protocol(settings.request_read_timeout_s, settings.max_header_bytes))
     server = QuietServer(config)
-    server.run()
+    # uvicorn raises a captured SIGINT (Ctrl-C) again once it has shut down gracefully; the
+    # KeyboardInterrupt that becomes is the stop asked for, not an error (as uvicorn.run has it)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
     if not server.started:  # as uvicorn.run: the port was taken, the app failed to start
         sys.exit(3)
 

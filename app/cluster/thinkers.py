@@ -15,6 +15,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -32,9 +33,13 @@ MIN_BUDGET_MS = 2.0  # a search always samples at least one world; this is what 
 
 
 def _start_worker(parent: int) -> None:
-    """In each worker, first: a lower priority, and a watch on the server process. A server
-    killed (SIGKILL, or a stop that did not finish) cannot shut its pool down, and its workers
-    would go on with what was queued, then wait for ever: they leave once their parent is gone."""
+    """In each worker, first: Ctrl-C ignored, a lower priority, and a watch on the server process.
+    A Ctrl-C in a terminal reaches the server and its workers alike: the server shuts down
+    gracefully and closes their pipes, and a worker that took it as its own KeyboardInterrupt
+    died mid-search with a traceback. A server killed (SIGKILL, or a stop that did not finish)
+    cannot shut its pool down, and its workers would go on with what was queued, then wait for
+    ever: they leave once their parent is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         # idle class: a search only gets the cores no table wants; its budget is wall time, so
         # on a busy machine a bot simply samples fewer worlds

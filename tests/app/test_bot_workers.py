@@ -329,3 +329,20 @@ async def test_a_worker_whose_server_hangs_up_mid_search_leaves_quietly():
             assert worker.proc.exitcode == 0
         finally:
             pool.close()
+
+
+async def test_a_ctrl_c_leaves_the_workers_to_their_server(capfd):
+    """Ctrl-C in a terminal sends SIGINT to the server and its workers alike: the server shuts
+    down gracefully (and closes the workers' pipes), so a worker neither dies mid-search nor
+    prints a KeyboardInterrupt traceback."""
+    pool = BotPool(1, 5.0)
+    try:
+        worker = await asyncio.wait_for(pool.call(os.getpid), 60)
+        searching = pool.call(time.sleep, 1.0)
+        await asyncio.sleep(0.3)
+        os.kill(worker, signal.SIGINT)
+        assert await asyncio.wait_for(searching, 60) is None  # the search was made
+        assert await asyncio.wait_for(pool.call(os.getpid), 60) == worker  # and the worker is still there
+    finally:
+        pool.close()
+    assert "Traceback" not in capfd.readouterr().err

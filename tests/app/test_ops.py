@@ -126,3 +126,19 @@ def test_the_quiet_server_keeps_the_date_header_and_stops_at_once_on_sigterm():
     finally:
         log = server.stop()
     assert "Application shutdown complete" in log and "Traceback" not in log
+
+
+def test_ctrl_c_stops_the_server_without_a_traceback():
+    """SIGINT (Ctrl-C in the terminal that runs ``mercyless serve``) shuts down as gracefully as
+    SIGTERM; uvicorn raises the signal again after its shutdown, and the KeyboardInterrupt it
+    becomes must not reach the console as a traceback."""
+    server = ServerProcess(log_level="INFO").start()
+    try:
+        proc = server.proc
+        assert proc is not None
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) in (0, -signal.SIGINT)
+    finally:
+        log = server.stop()
+    assert "Application shutdown complete" in log
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log[-3000:]
