@@ -33,13 +33,15 @@ MIN_BUDGET_MS = 2.0  # a search always samples at least one world; this is what 
 
 
 def _start_worker(parent: int) -> None:
-    """In each worker, first: Ctrl-C ignored, a lower priority, and a watch on the server process.
-    A Ctrl-C in a terminal reaches the server and its workers alike: the server shuts down
+    """In each worker, first: Ctrl-C and SIGTERM ignored, a lower priority, and a watch on the
+    server process. A Ctrl-C in a terminal (or a service manager's stop of the whole process
+    group) reaches the server and its workers alike: the server shuts down
     gracefully and closes their pipes, and a worker that took it as its own KeyboardInterrupt
     died mid-search with a traceback. A server killed (SIGKILL, or a stop that did not finish)
     cannot shut its pool down, and its workers would go on with what was queued, then wait for
     ever: they leave once their parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a service manager stopping the whole group
     try:
         # idle class: a search only gets the cores no table wants; its budget is wall time, so
         # on a busy machine a bot simply samples fewer worlds

@@ -331,18 +331,25 @@ async def test_a_worker_whose_server_hangs_up_mid_search_leaves_quietly():
             pool.close()
 
 
-async def test_a_ctrl_c_leaves_the_workers_to_their_server(capfd):
-    """Ctrl-C in a terminal sends SIGINT to the server and its workers alike: the server shuts
-    down gracefully (and closes the workers' pipes), so a worker neither dies mid-search nor
-    prints a KeyboardInterrupt traceback."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_stop_signal_to_the_whole_group_leaves_the_workers_to_their_server(capfd, signum):
+    """Ctrl-C in a terminal (SIGINT), or a service manager stopping the whole group (SIGTERM),
+    reaches the server and its workers alike: the server shuts down gracefully and closes the
+    workers' pipes, so a worker neither dies mid-search nor prints a traceback."""
     pool = BotPool(1, 5.0)
-    try:
-        worker = await asyncio.wait_for(pool.call(os.getpid), 60)
-        searching = pool.call(time.sleep, 1.0)
-        await asyncio.sleep(0.3)
-        os.kill(worker, signal.SIGINT)
-        assert await asyncio.wait_for(searching, 60) is None  # the search was made
-        assert await asyncio.wait_for(pool.call(os.getpid), 60) == worker  # and the worker is still there
-    finally:
-        pool.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        gate = Path(tmp, "gate")
+        os.mkfifo(gate)
+        try:
+            worker = await asyncio.wait_for(pool.call(os.getpid), 60)
+            searching = pool.call(Path.read_text, gate)
+            # opening the writing end waits for the worker to open the reading one: it is searching
+            fd = await asyncio.wait_for(asyncio.to_thread(os.open, gate, os.O_WRONLY), 60)
+            os.kill(worker, signum)
+            os.write(fd, b"done")
+            os.close(fd)
+            assert await asyncio.wait_for(searching, 60) == "done"  # the search was made
+            assert await asyncio.wait_for(pool.call(os.getpid), 60) == worker  # the worker is still there
+        finally:
+            pool.close()
     assert "Traceback" not in capfd.readouterr().err
