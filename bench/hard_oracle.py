@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -62,6 +63,36 @@ def _oracle_world(view: dict[str, Any], me: str, rules: Any, memory: Any, rng: r
                    turn_deadline=None)
 
 
+def _overlap(world: GameState, truth: GameState, me: str, tally: dict[str, list[float]]) -> None:
+    """The share of each other player's true hand that ``world`` gives them (by card), the next
+    player's apart."""
+    mine = truth.players.index(me)
+    active = [i for i in range(len(truth.hands)) if not truth.eliminated[i]]
+    nxt = active[(active.index(mine) + truth.direction) % len(active)] if mine in active else None
+    for i in active:
+        if i != mine and truth.hands[i]:
+            shared = sum((Counter(world.hands[i]) & Counter(truth.hands[i])).values())
+            tally["next" if i == nxt else "others"].append(shared / len(truth.hands[i]))
+
+
+@contextlib.contextmanager
+def measured_worlds(tally: dict[str, list[float]]) -> Iterator[None]:
+    """While inside: the bot's own worlds, each compared with the true hands into ``tally``."""
+    def measuring(view: dict[str, Any], me: str, *args: Any) -> GameState:
+        world = _determinize(view, me, *args)
+        _overlap(world, _truth["state"], me, tally)
+        return world
+
+    tournament.view_for = _recording_view_for
+    hard.determinize = measuring
+    try:
+        yield
+    finally:
+        tournament.view_for = _view_for
+        hard.determinize = _determinize
+        _truth.clear()
+
+
 @contextlib.contextmanager
 def oracle_worlds(seats: str | None) -> Iterator[None]:
     """While inside: the ``hard`` bot's worlds know ``seats`` ("all", "next" or "none") true hands
@@ -90,15 +121,27 @@ def main(argv: list[str] | None = None) -> None:
                         help="oracle: every hand the true one; next: only the next player's (the others "
                         "dealt at random); none: every other hand dealt at random (no inference at all); "
                         "sampled: the bot's own worlds (the tournament's line, for a side-by-side)")
+    parser.add_argument("--overlap", action="store_true",
+                        help="the bot's own worlds, each compared with the true hands: the share of "
+                        "a true hand a sampled one holds, the next player's and the others'")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a HardBot option, as the tournament's --set")
     args = parser.parse_args(argv)
+    options: dict[str, Any] = {"max_worlds": args.worlds, "budget_ms": 1e9}
+    options.update({k: tournament._literal(v) for k, v in (kv.split("=", 1) for kv in args.set)})
     t0 = time.perf_counter()
+    tally: dict[str, list[float]] = {"next": [], "others": []}
     seats = None if args.truth == "sampled" else {"oracle": "all"}.get(args.truth, args.truth)
-    with oracle_worlds(seats):
-        r = tournament.run("hard", "normal", args.games, args.preset, args.seed,
-                           {"max_worlds": args.worlds, "budget_ms": 1e9})
+    with measured_worlds(tally) if args.overlap else oracle_worlds(seats):
+        r = tournament.run("hard", "normal", args.games, args.preset, args.seed, options)
     low, high = r["ci"]
-    print(f"hard ({args.truth} worlds) vs 3 normal, {args.preset}, {args.games} games, seed {args.seed}: "
-          f"{r['rate']:.1%} [{low:.1%}, {high:.1%}] ({time.perf_counter() - t0:.0f} s)", flush=True)
+    worlds = "sampled" if args.overlap else args.truth
+    print(f"hard ({worlds} worlds{''.join(' ' + kv for kv in args.set)}) vs 3 normal, {args.preset}, "
+          f"{args.games} games, seed {args.seed}: {r['rate']:.1%} [{low:.1%}, {high:.1%}] "
+          f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    if args.overlap:
+        print("  share of a true hand in a sampled one: " + ", ".join(
+            f"{key} {sum(v) / max(len(v), 1):.3f} ({len(v)} hands)" for key, v in tally.items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -51,3 +51,19 @@ def test_the_worlds_know_the_hands_they_are_told_to_and_keep_every_card():
         assert world.hands is not truth.hands and world.hands[mine] is not truth.hands[mine]
     assert hard.determinize is hard_oracle._determinize
     assert tournament.view_for is hard_oracle._view_for
+
+
+def test_the_overlap_is_the_share_of_each_true_hand_a_world_holds():
+    truth = _mid_round()
+    me = truth.players[truth.turn]
+    tally: dict[str, list[float]] = {"next": [], "others": []}
+    hard_oracle._overlap(truth, truth, me, tally)
+    assert tally == {"next": [1.0], "others": [1.0, 1.0]}
+    with hard_oracle.oracle_worlds("none"):
+        hard_oracle._truth["state"] = truth
+        blind = hard.determinize({}, me, truth.rules, None, random.Random(7))
+    tally = {"next": [], "others": []}
+    hard_oracle._overlap(blind, truth, me, tally)
+    nxt = (truth.turn + truth.direction) % 4
+    shared = sum((Counter(blind.hands[nxt]) & Counter(truth.hands[nxt])).values())
+    assert tally["next"] == [shared / len(truth.hands[nxt])] and len(tally["others"]) == 2
