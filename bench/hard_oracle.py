@@ -83,14 +83,8 @@ def measured_worlds(tally: dict[str, list[float]]) -> Iterator[None]:
         _overlap(world, _truth["state"], me, tally)
         return world
 
-    tournament.view_for = _recording_view_for
-    hard.determinize = measuring
-    try:
+    with _worlds_from(measuring):
         yield
-    finally:
-        tournament.view_for = _view_for
-        hard.determinize = _determinize
-        _truth.clear()
 
 
 @contextlib.contextmanager
@@ -101,8 +95,16 @@ def oracle_worlds(seats: str | None) -> Iterator[None]:
         yield
         return
     _known["seats"] = seats
+    with _worlds_from(_oracle_world):
+        yield
+
+
+@contextlib.contextmanager
+def _worlds_from(sampler: Any) -> Iterator[None]:
+    """The tournament's true state recorded at each view, and the ``hard`` bot's worlds made by
+    ``sampler``, until the block ends."""
     tournament.view_for = _recording_view_for
-    hard.determinize = _oracle_world
+    hard.determinize = sampler
     try:
         yield
     finally:
