@@ -184,7 +184,7 @@ export function faceArt(key, make, shown = false) {
 export const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 5 }), 30));
 const queue = [];
 // faces drawn at once: the steps of one (decoding, encoding, reading) mostly wait on other threads,
-// so a page's first faces become bitmaps in a third of the time, before its first busy turn
+// so a page's first faces become bitmaps in under half the time, before its first busy turn
 const AT_ONCE = 3;
 let drawing = 0;
 
