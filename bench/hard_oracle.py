@@ -36,6 +36,12 @@ def _recording_view_for(state: GameState, player: str, *args: Any) -> Any:
 _known = {"seats": "all"}
 
 
+def _next_seat(s: GameState, seat: int) -> int | None:
+    """The active seat that plays after ``seat`` (None when ``seat`` is out)."""
+    active = [i for i in range(len(s.hands)) if not s.eliminated[i]]
+    return active[(active.index(seat) + s.direction) % len(active)] if seat in active else None
+
+
 def _oracle_world(view: dict[str, Any], me: str, rules: Any, memory: Any, rng: random.Random,
                   *_: Any) -> GameState:
     s = _truth["state"]
@@ -43,9 +49,7 @@ def _oracle_world(view: dict[str, Any], me: str, rules: Any, memory: Any, rng: r
     hands = [list(h) for h in s.hands]
     unseen = [*s.draw_pile, *s.set_aside]
     if _known["seats"] != "all":  # only the next player's hand is the true one: the others' are dealt anew
-        active = [i for i in range(len(hands)) if not s.eliminated[i]]
-        at = active.index(mine) if mine in active else 0
-        nxt = active[(at + s.direction) % len(active)] if _known["seats"] == "next" else None
+        nxt = _next_seat(s, mine) if _known["seats"] == "next" else None
         redeal = [i for i in range(len(hands)) if i not in (mine, nxt)]
         for i in redeal:
             unseen.extend(hands[i])
@@ -67,10 +71,9 @@ def _overlap(world: GameState, truth: GameState, me: str, tally: dict[str, list[
     """The share of each other player's true hand that ``world`` gives them (by card), the next
     player's apart."""
     mine = truth.players.index(me)
-    active = [i for i in range(len(truth.hands)) if not truth.eliminated[i]]
-    nxt = active[(active.index(mine) + truth.direction) % len(active)] if mine in active else None
-    for i in active:
-        if i != mine and truth.hands[i]:
+    nxt = _next_seat(truth, mine)
+    for i in range(len(truth.hands)):
+        if i != mine and not truth.eliminated[i] and truth.hands[i]:
             shared = sum((Counter(world.hands[i]) & Counter(truth.hands[i])).values())
             tally["next" if i == nxt else "others"].append(shared / len(truth.hands[i]))
 

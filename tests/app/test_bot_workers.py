@@ -7,11 +7,13 @@ bot's memory, nothing more; under load each search gets less time, never the tab
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import tempfile
 import threading
 import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -309,26 +311,37 @@ async def test_the_pool_runs_no_thread_beside_the_loop():
         pool.close()
 
 
+@contextlib.asynccontextmanager
+async def _held_search(pool: BotPool) -> AsyncIterator[tuple[asyncio.Future[Any], Callable[[], None]]]:
+    """A search a worker is making until ``release()``: it reads a FIFO, and opening the FIFO's
+    writing end waits for the worker to open the reading one, so inside the block it is searching
+    (no sleep to guess when). Yields the search's future (its answer "done") and ``release``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        gate = Path(tmp, "gate")
+        os.mkfifo(gate)
+        searching = pool.call(Path.read_text, gate)
+        fd = await asyncio.wait_for(asyncio.to_thread(os.open, gate, os.O_WRONLY), 60)
+
+        def release() -> None:
+            os.write(fd, b"done")
+            os.close(fd)
+
+        yield searching, release
+
+
 async def test_a_worker_whose_server_hangs_up_mid_search_leaves_quietly():
     """A server stopping closes its end of each pipe; a worker still searching then finds no one
     to answer. It leaves without a traceback (CI once failed on the one printed at a stop)."""
     pool = BotPool(1, 5.0)
-    with tempfile.TemporaryDirectory() as tmp:
-        gate = Path(tmp, "gate")
-        os.mkfifo(gate)
-        try:
-            # the search: reading a FIFO, which returns once the test has written to it and closed
-            pool.call(Path.read_text, gate)
+    try:
+        async with _held_search(pool) as (_, release):
             worker = pool._pool[0]
-            # opening the writing end waits for the worker to open the reading one: it is searching
-            fd = await asyncio.wait_for(asyncio.to_thread(os.open, gate, os.O_WRONLY), 60)
             pool._drop(worker)  # the server hangs up
-            os.write(fd, b"done")
-            os.close(fd)  # the search ends; its answer has nowhere to go
-            await asyncio.to_thread(worker.proc.join, 60)
-            assert worker.proc.exitcode == 0
-        finally:
-            pool.close()
+            release()  # the search ends; its answer has nowhere to go
+        await asyncio.to_thread(worker.proc.join, 60)
+        assert worker.proc.exitcode == 0
+    finally:
+        pool.close()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -337,19 +350,13 @@ async def test_a_stop_signal_to_the_whole_group_leaves_the_workers_to_their_serv
     reaches the server and its workers alike: the server shuts down gracefully and closes the
     workers' pipes, so a worker neither dies mid-search nor prints a traceback."""
     pool = BotPool(1, 5.0)
-    with tempfile.TemporaryDirectory() as tmp:
-        gate = Path(tmp, "gate")
-        os.mkfifo(gate)
-        try:
-            worker = await asyncio.wait_for(pool.call(os.getpid), 60)
-            searching = pool.call(Path.read_text, gate)
-            # opening the writing end waits for the worker to open the reading one: it is searching
-            fd = await asyncio.wait_for(asyncio.to_thread(os.open, gate, os.O_WRONLY), 60)
+    try:
+        worker = await asyncio.wait_for(pool.call(os.getpid), 60)
+        async with _held_search(pool) as (searching, release):
             os.kill(worker, signum)
-            os.write(fd, b"done")
-            os.close(fd)
-            assert await asyncio.wait_for(searching, 60) == "done"  # the search was made
-            assert await asyncio.wait_for(pool.call(os.getpid), 60) == worker  # the worker is still there
-        finally:
-            pool.close()
+            release()
+        assert await asyncio.wait_for(searching, 60) == "done"  # the search was made
+        assert await asyncio.wait_for(pool.call(os.getpid), 60) == worker  # the worker is still there
+    finally:
+        pool.close()
     assert "Traceback" not in capfd.readouterr().err
