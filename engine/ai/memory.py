@@ -239,23 +239,33 @@ class Memory:
 
     def _on_swapped(self, e: dict[str, Any]) -> None:
         a, b = e["a"], e["b"]
-        self.shown = {}
+        for p in (a, b):
+            self.shown.pop(p, None)
         if a in self.counts and b in self.counts:
             self.counts[a], self.counts[b] = self.counts[b], self.counts[a]
-        self.void, self.free = {}, {}
-        self.lacks, self.lacks_free = {}, {}
+        self._move_beliefs({a: b, b: a})
         hands = {p: self._holding(p) for p in (a, b)}
         self._set_holding(a, hands[b])
         self._set_holding(b, hands[a])
 
+    def _move_beliefs(self, moves: dict[str, str]) -> None:
+        """Hands moved (``moves``: from whom to whom): what was believed of a hand goes with it,
+        the players who kept theirs keep their beliefs. A hand this seat held is known card by
+        card, so its new holder starts with no belief."""
+        for beliefs in (self.void, self.free, self.lacks, self.lacks_free):
+            moved = {to: beliefs[frm] for frm, to in moves.items() if frm in beliefs and frm != self.me}
+            for frm in moves:
+                beliefs.pop(frm, None)
+            beliefs.update((to, v) for to, v in moved.items() if to != self.me)
+
     def _on_passed_hands(self, e: dict[str, Any]) -> None:
-        self.void, self.free = {}, {}
-        self.lacks, self.lacks_free = {}, {}
         order = list(self.active)
         if not order:
+            self.void, self.free, self.lacks, self.lacks_free = {}, {}, {}, {}
             return
         if e.get("direction", 1) < 0:
             order.reverse()
+        self._move_beliefs({p: order[(k + 1) % len(order)] for k, p in enumerate(order)})
         holdings = [self._holding(p) for p in order]
         for k, p in enumerate(order):
             self._set_holding(p, holdings[k - 1])

@@ -50,15 +50,37 @@ def test_under_the_printed_draw_only_the_card_a_draw_ended_on_is_free():
     assert not NormalBot("a", make_rules({"preset": "mercyless"})).memory.until_playable
 
 
-def test_a_draw_forced_by_a_draw_card_says_nothing_and_a_swap_forgets_it_all():
+def test_a_draw_forced_by_a_draw_card_says_nothing_and_a_swap_moves_it_with_the_hand():
     memory = Memory("a")
     memory.observe([_started("g-5"), {"kind": "played", "player": "b", "card": "g-draw2"},
                     {"kind": "drew", "player": "c", "count": 2}])
     assert "c" not in memory.void
     memory.observe([{"kind": "drew", "player": "d", "count": 1}])
     assert memory.void["d"] == {"g", "w"}
+    memory.observe([{"kind": "played", "player": "b", "card": "b-5"},
+                    {"kind": "drew", "player": "c", "count": 3}])
+    assert memory.void["c"] == {"b", "w"} and memory.free["c"] == 3
+    # d's hand (and what its drawing said) is now b's; c kept theirs, and their belief
     memory.observe([{"kind": "swapped", "a": "b", "b": "d"}])
-    assert memory.void == {} and memory.free == {}
+    assert memory.void == {"b": {"g", "w"}, "c": {"b", "w"}}
+    assert memory.free == {"b": 1, "c": 3}
+    # a hand this seat gave away is known card by card: its new holder has no belief; the
+    # one this seat got is its own
+    memory.observe([{"kind": "swapped", "a": "a", "b": "c"}])
+    assert memory.void == {"b": {"g", "w"}} and memory.free == {"b": 1}
+
+
+def test_a_pass_of_hands_moves_each_belief_one_seat_on_in_the_direction_of_play():
+    memory = Memory("a")
+    memory.sync({"hand": ["r-1"], "players": [{"id": p, "cards": 7, "eliminated": False} for p in "abcd"]})
+    memory.observe([_started("g-5"), {"kind": "drew", "player": "b", "count": 1},
+                    {"kind": "played", "player": "c", "card": "y-5"},
+                    {"kind": "drew", "player": "d", "count": 2}])
+    assert memory.void == {"b": {"g", "w"}, "d": {"y", "w"}}
+    memory.observe([{"kind": "passed_hands", "direction": 1}])  # a -> b -> c -> d -> a
+    assert memory.void == {"c": {"g", "w"}} and memory.free == {"c": 1}  # d's came to a
+    memory.observe([{"kind": "passed_hands", "direction": -1}])  # a -> d -> c -> b -> a
+    assert memory.void == {"b": {"g", "w"}} and memory.free == {"b": 1}
 
 
 def _position(seed: int):
@@ -100,7 +122,9 @@ def test_taking_a_stack_means_nothing_that_answers_it_until_new_cards():
     assert memory.lacks_free["c"] == 4
     assert "c" not in Memory("a").lacks  # no stacking rule known: no inference
     memory.observe([{"kind": "swapped", "a": "b", "b": "d"}])
-    assert memory.lacks == {} and memory.lacks_free == {}
+    assert "c" in memory.lacks and memory.lacks_free == {"c": 4}  # c kept their hand
+    memory.observe([{"kind": "swapped", "a": "c", "b": "d"}])
+    assert "c" not in memory.lacks and "w-draw6" in memory.lacks["d"] and memory.lacks_free == {"d": 4}
 
 
 def test_sampled_worlds_keep_a_players_older_cards_from_answering_a_stack_they_took():
@@ -242,3 +266,44 @@ def test_successive_halving_spends_no_more_rollouts_than_the_flat_search():
     assert choice in candidates and len(candidates) >= 3
     assert len(candidates) * 4 // 2 <= len(calls) <= len(candidates) * 4
     assert calls.count(choice) > 4  # a finalist is played on more worlds than a flat search's
+
+
+@pytest.mark.parametrize("preset", ["mercyless", "printed"])
+def test_beliefs_never_contradict_the_true_hands_as_hands_are_swapped_and_passed(preset):
+    """Whole rounds between ``normal`` bots (which play whenever they can): seat a's beliefs,
+    moved with each swap and pass of hands, always hold of the hands the other players really
+    have: no more cards of a void colour (or wilds) than the cards got since, none that
+    answers a stack taken beyond the cards got since (cards known by sight aside)."""
+    rules = make_rules({"preset": preset, "turn_timer_s": 0})
+    players = ["a", "b", "c", "d"]
+    checked = moved = 0
+    for seed in range(8):
+        state, events = new_game(players, rules, f"beliefs-{seed}")
+        bots = [NormalBot(p, rules) for p in players]
+        for bot, p in zip(bots, players, strict=True):
+            bot.observe([e.to_wire(p) for e in events])
+        rng = random.Random(seed)
+        for _ in range(3000):
+            if state.winner is not None:
+                break
+            memory = bots[0].memory
+            memory.sync(view_for(state, "a"))
+            for i, p in enumerate(players[1:], 1):
+                if state.eliminated[i]:
+                    continue
+                hand, known = state.hands[i], memory.known.get(p, Counter())
+                for belief, free, hit in ((memory.void, memory.free, lambda c, b: CARD_INFO[c].color in b),
+                                          (memory.lacks, memory.lacks_free, lambda c, b: c in b)):
+                    if p not in belief:
+                        continue
+                    checked += 1
+                    unseen = sum(hit(c, belief[p]) for c in hand) - sum(
+                        k for c, k in known.items() if hit(c, belief[p]))
+                    assert unseen <= free.get(p, 0), (p, sorted(hand), belief[p], free.get(p))
+            seat = state.pending.player if state.pending is not None else state.turn
+            action = bots[seat].decide(view_for(state, players[seat]), rng)
+            state, events = apply(state, players[seat], action, 0)
+            moved += any(e.kind in ("swapped", "passed_hands") for e in events)
+            for bot, p in zip(bots, players, strict=True):
+                bot.observe([e.to_wire(p) for e in events])
+    assert checked > 300 and moved > 30
