@@ -60,23 +60,27 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
 
     def constrain(pid: str) -> None:
         """Cards believed absent from a hand: its older cards avoid them."""
-        void = memory.void.get(pid)
-        lacking = memory.lacks.get(pid) if lacks else None
-        if not void and not lacking:
-            return
         unknown = counts[pid] - len(hands[pid])
+        # each belief (colours or cards absent, and how many cards came since it was formed,
+        # which are free of it), those that bind the most cards first
+        beliefs = [(min(free, unknown), colors, cards)
+                   for free, colors, cards in _beliefs(memory, pid, lacks)]
+        if not beliefs:
+            return
+        beliefs.sort(key=lambda b: b[0])
         # the cards got since a belief was formed are free of it: the oldest cards are under
-        # both beliefs, the next ones only under the one formed later (fewer free cards)
-        free_void = memory.free.get(pid, 0) if void else unknown
-        free_lacks = memory.lacks_free.get(pid, 0) if lacking else unknown
-        fewer, more = sorted((min(free_void, unknown), min(free_lacks, unknown)))
-        if unknown - more > 0:
-            _pick(hands[pid], rest, unknown - more, void or frozenset(), lacking or frozenset())
-        if more - fewer > 0:
-            if free_void <= free_lacks:
-                _pick(hands[pid], rest, more - fewer, void or frozenset(), frozenset())
-            else:
-                _pick(hands[pid], rest, more - fewer, frozenset(), lacking or frozenset())
+        # every belief, the next ones under all but the oldest belief, and so on
+        colors: frozenset[str] = frozenset().union(*(b[1] for b in beliefs))
+        cards: frozenset[str] = frozenset().union(*(b[2] for b in beliefs))
+        bound = unknown
+        while beliefs:
+            free, _, _ = beliefs[-1]
+            if bound - free > 0:
+                _pick(hands[pid], rest, bound - free, colors, cards)
+            bound = free
+            beliefs.pop()
+            colors = frozenset().union(*(b[1] for b in beliefs))
+            cards = frozenset().union(*(b[2] for b in beliefs))
 
     def fill(pid: str) -> None:
         need = counts[pid] - len(hands[pid])
@@ -124,6 +128,17 @@ def determinize(view: dict[str, Any], me: str, rules: Rules, memory: Memory,
         pending=pending, drew=game.get("drawn") is not None, drawn=game.get("drawn"),
         exposed=[(players.index(e["player"]), e["until"]) for e in game["exposed"]])
     return s
+
+
+def _beliefs(memory: Memory, pid: str, lacks: bool) -> list[tuple[int, frozenset[str], frozenset[str]]]:
+    """What ``memory`` believes ``pid``'s hand lacks: (cards free of it, colours, cards)."""
+    out = []
+    if pid in memory.void:
+        out.append((memory.free.get(pid, 0), memory.void[pid], frozenset()))
+    out.extend((free, colors, frozenset()) for colors, free in memory.older.get(pid, ()))
+    if lacks and pid in memory.lacks:
+        out.append((memory.lacks_free.get(pid, 0), frozenset(), memory.lacks[pid]))
+    return out
 
 
 def _pick(hand: list[str], rest: list[str], want: int, colors: frozenset[str],

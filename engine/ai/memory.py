@@ -12,6 +12,9 @@
   got since (drawn, taken), which may be anything. Under ``draw: until_playable`` (the printed
   sheet) a draw goes on until a playable card turns up and that card must be played: of the
   cards drawn only the last may be of the colour or a wild, so only it is free (a fact here).
+- ``older``: the voids a player's later draws replaced, each with its own count of free cards
+  (the cards got since it was formed): a player who drew on red and then on blue holds no red
+  among their oldest cards, and no blue among any but the newest.
 - ``lacks``: cards a player is believed not to hold: one who takes a stack on their turn had
   nothing to answer it with (a bot answers when it can), so no card that stacks on its last
   draw card. Like ``void`` it holds for the cards they had then; ``lacks_free`` counts the cards
@@ -34,6 +37,7 @@ from ..rules import Stacking
 from .model import Shown
 
 SHOWN_KEEP = 4  # the most recent plays kept per player
+OLDER_KEEP = 4  # the replaced voids kept per player (there are four colours)
 
 
 class Memory:
@@ -58,6 +62,7 @@ class Memory:
         self.active: list[str] = []  # seat order of players still in (for passes)
         self.void: dict[str, frozenset[str]] = {}
         self.free: dict[str, int] = {}
+        self.older: dict[str, list[tuple[frozenset[str], int]]] = {}
         self.color: str | None = None  # the colour asked for now, as the events tell it
         self._forced = False  # the last event was a draw card: the next draw is no choice
 
@@ -90,7 +95,7 @@ class Memory:
         self.known = {}
         self.seen = Counter()
         self._see([e["top"]])
-        self.void, self.free = {}, {}
+        self.void, self.free, self.older = {}, {}, {}
         self.lacks, self.lacks_free = {}, {}
         self._stack_last = 0
         self.shown = {}
@@ -114,6 +119,9 @@ class Memory:
         player = e["player"]
         if info.color in self.void.get(player, ()) and self.free.get(player, 0) > 0:
             self.free[player] -= 1  # it can only have come from the cards got since
+        if player in self.older:
+            self.older[player] = [(colors, free - 1 if info.color in colors and free > 0 else free)
+                                  for colors, free in self.older[player]]
         if card in self.lacks.get(player, ()) and self.lacks_free.get(player, 0) > 0:
             self.lacks_free[player] -= 1
 
@@ -167,6 +175,8 @@ class Memory:
         self.shown.pop(player, None)
         if player in self.void:
             self.free[player] = self.free.get(player, 0) + count
+        if player in self.older:
+            self.older[player] = [(colors, free + count) for colors, free in self.older[player]]
         if player in self.lacks:
             self.lacks_free[player] = self.lacks_free.get(player, 0) + count
 
@@ -203,8 +213,20 @@ class Memory:
         elif self._forced or self.color is None:
             self._got(player, e.get("count", 0))
         else:
-            self.void[player] = frozenset((self.color, WILD))
             count = e.get("count", 0)
+            void = frozenset((self.color, WILD))
+            # the void this draw replaces still holds of the cards held before it: every card
+            # drawn now is free of it (they were unplayable now, not then)
+            layers = [(c, f + count) for c, f in self.older.get(player, [])]
+            if player in self.void:
+                layers.append((self.void[player], self.free.get(player, 0) + count))
+            # a colour the newer void also covers says nothing more (it covers more cards)
+            layers = [(c - void, f) for c, f in layers if c - void]
+            if layers:
+                self.older[player] = layers[-OLDER_KEEP:]
+            else:
+                self.older.pop(player, None)
+            self.void[player] = void
             self._count(player, count)
             self.shown.pop(player, None)
             self.free[player] = min(count, 1) if self.until_playable else count
@@ -252,7 +274,7 @@ class Memory:
         """Hands moved (``moves``: from whom to whom): what was believed of a hand goes with it,
         the players who kept theirs keep their beliefs. A hand this seat held is known card by
         card, so its new holder starts with no belief."""
-        for beliefs in (self.void, self.free, self.lacks, self.lacks_free):
+        for beliefs in (self.void, self.free, self.older, self.lacks, self.lacks_free):
             moved = {to: beliefs[frm] for frm, to in moves.items() if frm in beliefs and frm != self.me}
             for frm in moves:
                 beliefs.pop(frm, None)
@@ -261,7 +283,7 @@ class Memory:
     def _on_passed_hands(self, e: dict[str, Any]) -> None:
         order = list(self.active)
         if not order:
-            self.void, self.free, self.lacks, self.lacks_free = {}, {}, {}, {}
+            self.void, self.free, self.older, self.lacks, self.lacks_free = {}, {}, {}, {}, {}
             return
         if e.get("direction", 1) < 0:
             order.reverse()
@@ -287,6 +309,7 @@ class Memory:
     def _on_eliminated(self, e: dict[str, Any]) -> None:
         self.known.pop(e["player"], None)
         self.void.pop(e["player"], None)
+        self.older.pop(e["player"], None)
         self.lacks.pop(e["player"], None)
         self.shown.pop(e["player"], None)
         self.counts.pop(e["player"], None)

@@ -37,6 +37,39 @@ def test_a_draw_on_ones_turn_means_nothing_of_the_colour_and_no_wild():
     assert memory.free["b"] == 4
 
 
+def test_a_void_a_later_draw_replaces_still_holds_of_the_cards_held_before():
+    memory = Memory("a")
+    memory.observe([_started("r-5"), {"kind": "drew", "player": "b", "count": 1},
+                    {"kind": "played", "player": "c", "card": "b-5"},
+                    {"kind": "drew", "player": "b", "count": 2}])
+    # b held no red before the first draw, no blue (nor wild) before the second
+    assert memory.void["b"] == {"b", "w"} and memory.free["b"] == 2
+    assert memory.older["b"] == [({"r"}, 3)]
+    memory.observe([{"kind": "took_stack", "player": "b", "count": 4},
+                    {"kind": "played", "player": "b", "card": "r-2"}])
+    assert memory.older["b"] == [({"r"}, 6)] and memory.free["b"] == 6
+    # drawing on red again: the newer void covers red for more cards, so the older one goes
+    memory.observe([{"kind": "played", "player": "c", "card": "r-5"},
+                    {"kind": "drew", "player": "b", "count": 1}])
+    assert memory.void["b"] == {"r", "w"} and memory.older["b"] == [({"b"}, 7)]
+
+
+def test_sampled_worlds_keep_each_void_to_the_cards_held_when_it_was_formed():
+    rules, state = _position(3)
+    view = view_for(state, "a")
+    memory = Memory("a")
+    memory.sync(view)
+    memory.void["b"], memory.free["b"] = frozenset({"b", "w"}), 2
+    memory.older["b"] = [(frozenset({"r"}), 4)]
+    rng = random.Random(5)
+    for _ in range(200):
+        hand = determinize(view, "a", rules, memory, rng).hands[1]
+        assert len(hand) == 7
+        assert sum(CARD_INFO[c].color in ("b", "w") for c in hand) <= 2
+        assert sum(CARD_INFO[c].color == "r" for c in hand) <= 4
+        assert sum(CARD_INFO[c].color in ("r", "b", "w") for c in hand) <= 4
+
+
 def test_under_the_printed_draw_only_the_card_a_draw_ended_on_is_free():
     """``draw: until_playable``: the cards before the playable one were all unplayable, so they
     are no more of the colour (or wild) than the older cards; the last one is played at once."""
@@ -271,12 +304,13 @@ def test_successive_halving_spends_no_more_rollouts_than_the_flat_search():
 @pytest.mark.parametrize("preset", ["mercyless", "printed"])
 def test_beliefs_never_contradict_the_true_hands_as_hands_are_swapped_and_passed(preset):
     """Whole rounds between ``normal`` bots (which play whenever they can): seat a's beliefs,
-    moved with each swap and pass of hands, always hold of the hands the other players really
-    have: no more cards of a void colour (or wilds) than the cards got since, none that
-    answers a stack taken beyond the cards got since (cards known by sight aside)."""
+    the voids later draws replaced among them, moved with each swap and pass of hands, always
+    hold of the hands the other players really have: no more cards of a void colour (or wilds)
+    than the cards got since, none that answers a stack taken beyond the cards got since
+    (cards known by sight aside)."""
     rules = make_rules({"preset": preset, "turn_timer_s": 0})
     players = ["a", "b", "c", "d"]
-    checked = moved = 0
+    checked = moved = older = 0
     for seed in range(8):
         state, events = new_game(players, rules, f"beliefs-{seed}")
         bots = [NormalBot(p, rules) for p in players]
@@ -292,18 +326,27 @@ def test_beliefs_never_contradict_the_true_hands_as_hands_are_swapped_and_passed
                 if state.eliminated[i]:
                     continue
                 hand, known = state.hands[i], memory.known.get(p, Counter())
-                for belief, free, hit in ((memory.void, memory.free, lambda c, b: CARD_INFO[c].color in b),
-                                          (memory.lacks, memory.lacks_free, lambda c, b: c in b)):
-                    if p not in belief:
-                        continue
+                def colour(c: str, absent: frozenset[str]) -> bool:
+                    return CARD_INFO[c].color in absent
+
+                def card(c: str, absent: frozenset[str]) -> bool:
+                    return c in absent
+
+                beliefs = [(colors, free, colour) for colors, free in memory.older.get(p, ())]
+                if p in memory.void:
+                    beliefs.append((memory.void[p], memory.free.get(p, 0), colour))
+                if p in memory.lacks:
+                    beliefs.append((memory.lacks[p], memory.lacks_free.get(p, 0), card))
+                for absent, free, hit in beliefs:
                     checked += 1
-                    unseen = sum(hit(c, belief[p]) for c in hand) - sum(
-                        k for c, k in known.items() if hit(c, belief[p]))
-                    assert unseen <= free.get(p, 0), (p, sorted(hand), belief[p], free.get(p))
+                    older += len(beliefs) > 2
+                    unseen = sum(hit(c, absent) for c in hand)
+                    unseen -= sum(k for c, k in known.items() if hit(c, absent))
+                    assert unseen <= free, (p, sorted(hand), absent, free)
             seat = state.pending.player if state.pending is not None else state.turn
             action = bots[seat].decide(view_for(state, players[seat]), rng)
             state, events = apply(state, players[seat], action, 0)
             moved += any(e.kind in ("swapped", "passed_hands") for e in events)
             for bot, p in zip(bots, players, strict=True):
                 bot.observe([e.to_wire(p) for e in events])
-    assert checked > 300 and moved > 30
+    assert checked > 300 and moved > 30 and older > 30
