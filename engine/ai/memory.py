@@ -14,7 +14,8 @@
   cards drawn only the last may be of the colour or a wild, so only it is free (a fact here).
 - ``older``: the voids a player's later draws replaced, each with its own count of free cards
   (the cards got since it was formed): a player who drew on red and then on blue holds no red
-  among their oldest cards, and no blue among any but the newest.
+  among their oldest cards, and no blue among any but the newest. A Discard All is a void too
+  (a fact): its player keeps no card of its colour.
 - ``lacks``: cards a player is believed not to hold: one who takes a stack on their turn had
   nothing to answer it with (a bot answers when it can), so no card that stacks on its last
   draw card. Like ``void`` it holds for the cards they had then; ``lacks_free`` counts the cards
@@ -122,6 +123,9 @@ class Memory:
         if player in self.older:
             self.older[player] = [(colors, free - 1 if info.color in colors and free > 0 else free)
                                   for colors, free in self.older[player]]
+        if info.kind is Kind.DISCARD_ALL and player != self.me:
+            # every other card of its colour goes with it (rules.md "Discard All")
+            self._new_void(player, frozenset((info.color,)), 0)
         if card in self.lacks.get(player, ()) and self.lacks_free.get(player, 0) > 0:
             self.lacks_free[player] -= 1
 
@@ -214,24 +218,29 @@ class Memory:
             self._got(player, e.get("count", 0))
         else:
             count = e.get("count", 0)
-            void = frozenset((self.color, WILD))
-            # the void this draw replaces still holds of the cards held before it: every card
-            # drawn now is free of it (they were unplayable now, not then)
-            layers = [(c, f + count) for c, f in self.older.get(player, [])]
-            if player in self.void:
-                layers.append((self.void[player], self.free.get(player, 0) + count))
-            # a colour the newer void also covers says nothing more (it covers more cards)
-            layers = [(c - void, f) for c, f in layers if c - void]
-            if layers:
-                self.older[player] = layers[-OLDER_KEEP:]
-            else:
-                self.older.pop(player, None)
-            self.void[player] = void
+            # every card drawn now is free of the voids formed before (they were unplayable now,
+            # not then)
+            self._new_void(player, frozenset((self.color, WILD)), count)
             self._count(player, count)
             self.shown.pop(player, None)
             self.free[player] = min(count, 1) if self.until_playable else count
             if player in self.lacks:
                 self.lacks_free[player] = self.lacks_free.get(player, 0) + count
+
+    def _new_void(self, player: str, void: frozenset[str], got: int) -> None:
+        """``player`` holds none of ``void`` now; the void it replaces (and the older ones) still
+        hold of the cards held before, ``got`` more cards free of each."""
+        layers = [(c, f + got) for c, f in self.older.get(player, [])]
+        if player in self.void:
+            layers.append((self.void[player], self.free.get(player, 0) + got))
+        # a colour the newer void also covers says nothing more (it covers more cards)
+        layers = [(c - void, f) for c, f in layers if c - void]
+        if layers:
+            self.older[player] = layers[-OLDER_KEEP:]
+        else:
+            self.older.pop(player, None)
+        self.void[player] = void
+        self.free[player] = 0
 
     def _on_took_stack(self, e: dict[str, Any]) -> None:
         last, self._stack_last = self._stack_last, 0

@@ -54,6 +54,18 @@ def test_a_void_a_later_draw_replaces_still_holds_of_the_cards_held_before():
     assert memory.void["b"] == {"r", "w"} and memory.older["b"] == [({"b"}, 7)]
 
 
+def test_a_discard_all_leaves_its_player_no_card_of_its_colour():
+    memory = Memory("a")
+    memory.observe([_started("r-5"), {"kind": "drew", "player": "b", "count": 2},
+                    {"kind": "played", "player": "c", "card": "g-5"},
+                    {"kind": "played", "player": "b", "card": "g-discard"},
+                    {"kind": "discarded", "player": "b", "cards": ["g-1", "g-7"]}])
+    assert memory.void["b"] == {"g"} and memory.free["b"] == 0
+    assert memory.older["b"] == [({"r", "w"}, 2)]  # the red void still holds of older cards
+    memory.observe([{"kind": "played", "player": "a", "card": "b-discard"}])
+    assert "a" not in memory.void  # this seat knows its own hand
+
+
 def test_sampled_worlds_keep_each_void_to_the_cards_held_when_it_was_formed():
     rules, state = _position(3)
     view = view_for(state, "a")
