@@ -92,6 +92,13 @@ def stackable(s: GameState) -> frozenset[str]:
     return _STACKABLE[s.rules.stacking, s.stack_last]
 
 
+def answers(stacking: Stacking, last: int) -> frozenset[str]:
+    """Every card code that may answer a stack whose last draw card draws ``last`` (none when
+    ``last`` is no draw card's value), under ``stacking``: what a player who saw only the
+    table's events knows of it."""
+    return _STACKABLE.get((stacking, last), frozenset())
+
+
 def can_play(s: GameState, card: str) -> bool:
     """The turn player may put ``card`` down now: it answers the stack aimed at them, else it
     matches the discard pile and is the card they drew, if a draw rule holds them to it.

@@ -33,7 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..cards import CARD_INFO, NAME_TO_LETTER, PLAYABLE, WILD, Kind
-from ..plays import _STACKABLE
+from ..plays import answers
 from ..rules import Stacking
 from .model import Shown
 
@@ -148,7 +148,7 @@ class Memory:
             return
         stack = bool(self._stack_last) and self.stacking is not None
         if stack:
-            playable = _STACKABLE.get((self.stacking, self._stack_last), frozenset())
+            playable = answers(self.stacking, self._stack_last)
         elif self.color is not None and self.discard:
             playable = PLAYABLE[self.color].get(self.discard[-1], frozenset())
         else:
@@ -250,9 +250,9 @@ class Memory:
             self.hand.extend(e.get("cards", []))
             return
         self._got(player, e.get("count", 0))
-        answers = _STACKABLE.get((self.stacking, last)) if self.stacking is not None else None
-        if answers:  # nothing they held then answers the stack
-            self.lacks[player] = answers
+        lacking = answers(self.stacking, last) if self.stacking is not None else None
+        if lacking:  # nothing they held then answers the stack
+            self.lacks[player] = lacking
             self.lacks_free[player] = e.get("count", 0)
 
     def _on_caught(self, e: dict[str, Any]) -> None:
