@@ -2,8 +2,10 @@
 
 The seat knows its own hand, every count in its view, the discard pile since the last rebuild
 (its memory), and some cards in other hands (roulette reveals, hands it gave away). Everything
-else is dealt at random from the cards unaccounted for. The sample is a world the bot may
-search; the real state is never looked at.
+else is dealt at random from the cards unaccounted for, a hand's unknown cards kept out of what
+the seat's memory believes it lacks (a colour it drew on, a Discard All's colour, a stack it
+could not answer), each belief binding the cards held when it was formed. The sample is a world
+the bot may search; the real state is never looked at.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 For each decision it samples worlds consistent with what the seat has seen
 (:mod:`engine.ai.determinize`, which also keeps a player's older cards out of the colours they
-showed they lacked by drawing), plays every candidate move in each world (the same worlds, and
+showed they lacked by drawing, each such void for the cards held when it was formed, and out of
+a Discard All's colour; :mod:`engine.ai.memory` moves these beliefs with swapped and passed
+hands), plays every candidate move in each world (the same worlds, and
 the same randomness after the move, for every candidate, so they are compared on equal footing)
 and plays the rest of the round with the ``normal`` heuristic for every seat
 (:func:`engine.ai.rollout.guided_action`), up to a horizon of 30 actions (about a third of a
