@@ -10,12 +10,25 @@ off unless asked for, so deadlines do not clutter assertions.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import pytest
 
-from engine import CARD_INFO, GameState, IllegalAction, Pending, Rules, apply, make_rules
+from engine import (
+    CARD_INFO,
+    Action,
+    GameState,
+    IllegalAction,
+    Pending,
+    Rules,
+    apply,
+    make_rules,
+    new_game,
+    view_for,
+)
 from engine.cards import NAME_TO_LETTER
 from engine.state import Choice
 
@@ -120,3 +133,38 @@ def event(events: list[dict], kind: str) -> dict:
 
 def conserved(before: GameState, after: GameState) -> None:
     assert after.card_count() == before.card_count()
+
+
+class TableMove(NamedTuple):
+    """A move of :func:`normal_rounds`, before it is made."""
+
+    state: GameState
+    bots: list[Any]
+    seat: int
+    view: dict[str, Any]
+    action: Action
+    events: list[Any]  # the events that led to ``state``
+
+
+def normal_rounds(rules: Rules, tag: str, seeds: range, steps: int = 3000) -> Iterator[TableMove]:
+    """Rounds between four ``normal`` bots (seats a-d), each seeing only its own views and its
+    own copy of the events: every move, before it is made."""
+    from engine.ai.normal import NormalBot
+
+    players = ["a", "b", "c", "d"]
+    for seed in seeds:
+        state, events = new_game(players, rules, f"{tag}-{seed}")
+        bots = [NormalBot(p, rules) for p in players]
+        for bot, p in zip(bots, players, strict=True):
+            bot.observe([e.to_wire(p) for e in events])
+        rng = random.Random(seed)
+        for _ in range(steps):
+            if state.winner is not None:
+                break
+            seat = state.pending.player if state.pending is not None else state.turn
+            view = view_for(state, players[seat])
+            action = bots[seat].decide(view, rng)
+            yield TableMove(state, bots, seat, view, action, events)
+            state, events = apply(state, players[seat], action, 0)
+            for bot, p in zip(bots, players, strict=True):
+                bot.observe([e.to_wire(p) for e in events])

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import random
 
-from engine import apply, make_rules, new_game, view_for
+from engine import make_rules, new_game, view_for
 from engine.ai.determinize import determinize
 from engine.ai.memory import Memory
 from engine.ai.model import Shown, chose, consistent
-from engine.ai.normal import NormalBot
 from engine.cards import PLAYABLE
+
+from .helpers import normal_rounds
 
 RULES = make_rules({"turn_timer_s": 0})
 
@@ -75,38 +76,25 @@ def test_a_normal_tables_real_hands_always_fit_and_sampled_ones_are_redealt():
     """Played out between ``normal`` bots, the memory of seat a never contradicts the true hands
     (it reads only events and a's own views), and the sampler with ``model_tries`` keeps fewer
     hands that do."""
-    players = ["a", "b", "c", "d"]
     checked = plain_bad = model_bad = 0
-    for seed in range(6):
-        state, events = new_game(players, RULES, f"model-{seed}")
-        bots = [NormalBot(p, RULES) for p in players]
-        for bot, p in zip(bots, players, strict=True):
-            bot.observe([e.to_wire(p) for e in events])
-        rng = random.Random(seed)
-        for step in range(400):
-            if state.winner is not None:
-                break
-            seat = state.pending.player if state.pending is not None else state.turn
-            view = view_for(state, players[seat])
-            if seat == 0 and state.pending is None:
-                memory = bots[0].memory
-                memory.sync(view)
-                for i, p in enumerate(players[1:], 1):
-                    shown = memory.shown.get(p)
-                    if not shown:
-                        continue
-                    checked += 1
-                    assert memory.counts[p] == len(state.hands[i])
-                    assert consistent(list(state.hands[i]), shown, RULES)
-                    r = random.Random(step)
-                    plain = determinize(view, "a", RULES, memory, r).hands[i]
-                    model = determinize(view, "a", RULES, memory, r, model_tries=8).hands[i]
-                    plain_bad += not consistent(plain, shown, RULES)
-                    model_bad += not consistent(model, shown, RULES)
-            action = bots[seat].decide(view, rng)
-            state, events = apply(state, players[seat], action, 0)
-            for bot, p in zip(bots, players, strict=True):
-                bot.observe([e.to_wire(p) for e in events])
+    for step, move in enumerate(normal_rounds(RULES, "model", range(6), steps=400)):
+        state, view = move.state, move.view
+        if move.seat != 0 or state.pending is not None:
+            continue
+        memory = move.bots[0].memory
+        memory.sync(view)
+        for i, p in enumerate(state.players[1:], 1):
+            shown = memory.shown.get(p)
+            if not shown:
+                continue
+            checked += 1
+            assert memory.counts[p] == len(state.hands[i])
+            assert consistent(list(state.hands[i]), shown, RULES)
+            r = random.Random(step)
+            plain = determinize(view, "a", RULES, memory, r).hands[i]
+            model = determinize(view, "a", RULES, memory, r, model_tries=8).hands[i]
+            plain_bad += not consistent(plain, shown, RULES)
+            model_bad += not consistent(model, shown, RULES)
     assert checked > 50
     assert model_bad < plain_bad / 3
 

@@ -8,13 +8,15 @@ from collections import Counter
 
 import pytest
 
-from engine import Action, ActionKind, apply, make_rules, new_game, view_for
+from engine import Action, ActionKind, make_rules, new_game, view_for
 from engine.ai.determinize import determinize
 from engine.ai.hard import HardBot, fitted_value
 from engine.ai.memory import Memory
 from engine.ai.normal import NormalBot
 from engine.ai.rollout import guided_action
 from engine.cards import CARD_INFO
+
+from .helpers import normal_rounds
 
 
 def _started(top: str = "r-5") -> dict:
@@ -193,26 +195,11 @@ def test_sampled_worlds_keep_a_players_older_cards_from_answering_a_stack_they_t
 def test_the_guided_rollout_plays_as_the_normal_bot_does():
     """The search's stand-in for the table: it should move as the ``normal`` bots it meets."""
     same = total = 0
-    for seed in range(8):
-        rules = make_rules({"turn_timer_s": 0})
-        players = ["a", "b", "c", "d"]
-        state, events = new_game(players, rules, f"guided-{seed}")
-        bots = [NormalBot(p, rules) for p in players]
-        for bot, p in zip(bots, players, strict=True):
-            bot.observe([e.to_wire(p) for e in events])
-        rng = random.Random(seed)
-        for _ in range(300):
-            if state.winner is not None:
-                break
-            seat = state.pending.player if state.pending is not None else state.turn
-            action = bots[seat].decide(view_for(state, players[seat]), rng)
-            if action.kind not in (ActionKind.UNO, ActionKind.CATCH):
-                guided = guided_action(state.clone(), seat, random.Random(1))
-                total += 1
-                same += (guided.kind, guided.card) == (action.kind, action.card)
-            state, events = apply(state, players[seat], action, 0)
-            for bot, p in zip(bots, players, strict=True):
-                bot.observe([e.to_wire(p) for e in events])
+    for move in normal_rounds(make_rules({"turn_timer_s": 0}), "guided", range(8), steps=300):
+        if move.action.kind not in (ActionKind.UNO, ActionKind.CATCH):
+            guided = guided_action(move.state.clone(), move.seat, random.Random(1))
+            total += 1
+            same += (guided.kind, guided.card) == (move.action.kind, move.action.card)
     assert total > 300 and same / total > 0.95, (same, total)
 
 
@@ -313,6 +300,14 @@ def test_successive_halving_spends_no_more_rollouts_than_the_flat_search():
     assert calls.count(choice) > 4  # a finalist is played on more worlds than a flat search's
 
 
+def _colour(card: str, absent: frozenset[str]) -> bool:
+    return CARD_INFO[card].color in absent
+
+
+def _card(card: str, absent: frozenset[str]) -> bool:
+    return card in absent
+
+
 @pytest.mark.parametrize("preset", ["mercyless", "printed"])
 def test_beliefs_never_contradict_the_true_hands_as_hands_are_swapped_and_passed(preset):
     """Whole rounds between ``normal`` bots (which play whenever they can): seat a's beliefs,
@@ -320,45 +315,24 @@ def test_beliefs_never_contradict_the_true_hands_as_hands_are_swapped_and_passed
     hold of the hands the other players really have: no more cards of a void colour (or wilds)
     than the cards got since, none that answers a stack taken beyond the cards got since
     (cards known by sight aside)."""
-    rules = make_rules({"preset": preset, "turn_timer_s": 0})
-    players = ["a", "b", "c", "d"]
     checked = moved = older = 0
-    for seed in range(8):
-        state, events = new_game(players, rules, f"beliefs-{seed}")
-        bots = [NormalBot(p, rules) for p in players]
-        for bot, p in zip(bots, players, strict=True):
-            bot.observe([e.to_wire(p) for e in events])
-        rng = random.Random(seed)
-        for _ in range(3000):
-            if state.winner is not None:
-                break
-            memory = bots[0].memory
-            memory.sync(view_for(state, "a"))
-            for i, p in enumerate(players[1:], 1):
-                if state.eliminated[i]:
-                    continue
-                hand, known = state.hands[i], memory.known.get(p, Counter())
-                def colour(c: str, absent: frozenset[str]) -> bool:
-                    return CARD_INFO[c].color in absent
-
-                def card(c: str, absent: frozenset[str]) -> bool:
-                    return c in absent
-
-                beliefs = [(colors, free, colour) for colors, free in memory.older.get(p, ())]
-                if p in memory.void:
-                    beliefs.append((memory.void[p], memory.free.get(p, 0), colour))
-                if p in memory.lacks:
-                    beliefs.append((memory.lacks[p], memory.lacks_free.get(p, 0), card))
-                for absent, free, hit in beliefs:
-                    checked += 1
-                    older += len(beliefs) > 2
-                    unseen = sum(hit(c, absent) for c in hand)
-                    unseen -= sum(k for c, k in known.items() if hit(c, absent))
-                    assert unseen <= free, (p, sorted(hand), absent, free)
-            seat = state.pending.player if state.pending is not None else state.turn
-            action = bots[seat].decide(view_for(state, players[seat]), rng)
-            state, events = apply(state, players[seat], action, 0)
-            moved += any(e.kind in ("swapped", "passed_hands") for e in events)
-            for bot, p in zip(bots, players, strict=True):
-                bot.observe([e.to_wire(p) for e in events])
+    for move in normal_rounds(make_rules({"preset": preset, "turn_timer_s": 0}), "beliefs", range(8)):
+        state, memory = move.state, move.bots[0].memory
+        moved += any(e.kind in ("swapped", "passed_hands") for e in move.events)
+        memory.sync(view_for(state, "a"))
+        for i, p in enumerate(state.players[1:], 1):
+            if state.eliminated[i]:
+                continue
+            hand, known = state.hands[i], memory.known.get(p, Counter())
+            beliefs = [(colors, free, _colour) for colors, free in memory.older.get(p, ())]
+            if p in memory.void:
+                beliefs.append((memory.void[p], memory.free.get(p, 0), _colour))
+            if p in memory.lacks:
+                beliefs.append((memory.lacks[p], memory.lacks_free.get(p, 0), _card))
+            for absent, free, hit in beliefs:
+                checked += 1
+                older += len(beliefs) > 2
+                unseen = sum(hit(c, absent) for c in hand)
+                unseen -= sum(k for c, k in known.items() if hit(c, absent))
+                assert unseen <= free, (p, sorted(hand), absent, free)
     assert checked > 300 and moved > 30 and older > 30
