@@ -26,8 +26,8 @@ from app.api.rooms import ApiError
 from app.core.codes import normalize_code, token_hash
 from app.core.protocol import Err
 from app.history.models import Round
+from app.history.reads import load_round, public_replay, room_history, round_summary
 from app.history.shares import load_share, share_room
-from app.history.writer import load_round, public_replay, room_history, round_summary
 from app.rooms.model import Room, Seat, Spectator
 from engine import IllegalAction
 

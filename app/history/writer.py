@@ -23,11 +23,8 @@ from redis.exceptions import RedisError
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlalchemy.orm import selectinload
 
 from app.history.models import Match, Round, RoundRecord, RoundSeat
-from engine import Record, apply, view_for
-from engine.record import start as start_round
 
 if TYPE_CHECKING:
     from app.core.metrics import Metrics
@@ -355,65 +352,3 @@ class HistoryWriter:
         """A round of ``code`` ended: put the room in the outbox and wake the writer."""
         await self.store.redis.sadd(self.outbox_key(), code)
         self.wake.set()
-
-
-# -- reading the record back --------------------------------------------------------------------
-
-async def room_history(sessions: async_sessionmaker, code: str, since_ms: int = 0,
-                       with_room: bool = True) -> dict[str, Any] | None:
-    """The matches of room ``code`` and their rounds that started from ``since_ms`` on (a room
-    that had the same code before is left out: see ``app/api/history.py``); ``with_room``:
-    name the room (a shared record does not)."""
-    async with sessions() as session:
-        matches = (await session.scalars(
-            select(Match).where(Match.room_code == code).order_by(Match.number)
-            .options(selectinload(Match.rounds).selectinload(Round.seats)))).all()
-    shown = [(m, [r for r in m.rounds if r.started_ms >= since_ms]) for m in matches]
-    shown = [(m, rounds) for m, rounds in shown if rounds]
-    if not shown:
-        return None
-    found: dict[str, Any] = {"code": code} if with_room else {}
-    found["matches"] = [{
-        "number": m.number, "started_ms": m.started_ms, "ended_ms": m.ended_ms,
-        "winner": m.winner, "winner_name": m.winner_name, "target_score": m.rules.get("target_score"),
-        "rounds": [round_summary(r, with_room) for r in rounds]} for m, rounds in shown]
-    return found
-
-
-def round_summary(r: Round, with_room: bool = True) -> dict[str, Any]:
-    summary = {
-        "id": r.public_id, "room": r.room_code, "number": r.number, "winner": r.winner, "reason": r.reason,
-        "points": r.points, "eliminations": r.eliminations, "started_ms": r.started_ms,
-        "ended_ms": r.ended_ms, "duration_ms": r.duration_ms, "actions": r.action_count,
-        "match_over": r.match_over,
-        "seats": [{"seat": s.seat, "id": s.player_id, "name": s.name, "bot": s.bot_level,
-                   "final_cards": s.final_cards, "eliminated": s.eliminated,
-                   "score": s.score_after} for s in r.seats],
-    }
-    if not with_room:
-        del summary["room"]
-    return summary
-
-
-async def load_round(sessions: async_sessionmaker, public_id: str) -> Round | None:
-    """The round whose wire id is ``public_id`` (``Round.public_id``)."""
-    async with sessions() as session:
-        return await session.scalar(
-            select(Round).where(Round.public_id == public_id)
-            .options(selectinload(Round.seats), selectinload(Round.record)))
-
-
-def public_replay(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The finished round step by step as any spectator saw it: public events and table."""
-    rec = Record.from_dict(record)
-    state = start_round(rec)
-    steps = [{"step": 0, "player": None, "action": None,
-              "events": [{"kind": "started", "dealer": rec.players[rec.dealer]}],
-              "table": view_for(state, None)}]
-    for i, step in enumerate(rec.steps, start=1):
-        state, events = apply(state, step.player, step.action, step.now_ms)
-        action = step.action.to_wire()
-        steps.append({"step": i, "player": step.player, "at_ms": step.now_ms,
-                      "action": {"type": action["type"]} if action["type"] in ("draw", "pass") else action,
-                      "events": [e.public() for e in events], "table": view_for(state, None)})
-    return steps

@@ -660,7 +660,8 @@ async def test_a_record_that_no_longer_replays_gets_a_clear_refusal(tmp_path):
     from app.api.rooms import ApiError
     from app.history.db import make_engine, sessions
     from app.history.models import Round
-    from app.history.writer import load_round, round_summary, write_round
+    from app.history.reads import load_round, round_summary
+    from app.history.writer import write_round
     from engine import Action, ActionKind, Record, make_rules, new_game
 
     rules = make_rules({"turn_timer_s": 0})
