@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -40,7 +40,7 @@ def _start_worker(parent: int) -> None:
     died mid-search with a traceback. A server killed (SIGKILL, or a stop that did not finish)
     cannot shut its pool down, and its workers would go on with what was queued, then wait for
     ever: they leave once their parent is gone."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (already so since its start: _Worker)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a service manager stopping the whole group
     try:
         # idle class: a search only gets the cores no table wants; its budget is wall time, so
@@ -77,6 +77,29 @@ def _serve(conn: Connection, parent: int) -> None:
             return
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _stop_signals_set_aside() -> Iterator[None]:
+    """While a worker is spawned, Ctrl-C and SIGTERM are ignored and held back in this process: a
+    new interpreter keeps a signal it starts with ignored, so the worker ignores them from its
+    first instruction, not only once its imports are done (about a second, in which a Ctrl-C to
+    the group killed it with a traceback). Held back (blocked), one that comes meanwhile is not
+    lost here: it is delivered to the server's own handler once that is back."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may
+        yield
+        return
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    handlers = {signum: signal.signal(signum, signal.SIG_IGN) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 class _Worker:
     """A worker process and the server's end of its pipe, with the job it is making."""
 
@@ -84,7 +107,8 @@ class _Worker:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=_serve, args=(child, parent), name="mercyless-bot", daemon=True)
-        self.proc.start()
+        with _stop_signals_set_aside():
+            self.proc.start()
         child.close()
         self.job: asyncio.Future[Any] | None = None
 

@@ -360,3 +360,18 @@ async def test_a_stop_signal_to_the_whole_group_leaves_the_workers_to_their_serv
     finally:
         pool.close()
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_stop_signal_while_a_worker_is_still_starting_leaves_it_be(capfd, signum):
+    """The same signal a moment after the server starts a worker, while the worker is still
+    importing what it runs (about a second): it is ignored there too, and the worker serves."""
+    pool = BotPool(1, 5.0)
+    try:
+        answer = pool.call(os.getpid)
+        worker = pool._pool[0].proc.pid  # spawned (its interpreter is starting), not yet serving
+        os.kill(worker, signum)
+        assert await asyncio.wait_for(answer, 60) == worker
+    finally:
+        pool.close()
+    assert "Traceback" not in capfd.readouterr().err
