@@ -57,6 +57,39 @@ def test_a_played_card_flies_to_the_pile_unless_motion_is_reduced(pages, web_ser
     page.wait_for_function("() => window.__anims.some((a) => a.cls.includes('hand-card'))")
     drawn = [a for a in page.evaluate("() => window.__anims") if "hand-card" in a["cls"]]
     assert drawn[0]["moves"] is (motion != "reduce"), drawn
+# fives of every colour: every card plays on any other
+ALL_FIVES = {"r-5": 10, "y-5": 10, "g-5": 10, "b-5": 10}
+
+HAND_REMOVALS = """
+window.__removed = [];
+new MutationObserver((records) => {
+  for (const r of records) for (const n of r.removedNodes) window.__removed.push(n.dataset ? n.dataset.key : null);
+}).observe(document.querySelector('.hand'), {childList: true});
+"""
+
+
+def test_a_card_played_from_the_front_of_the_hand_leaves_the_others_where_they_are(pages, web_server):
+    """Only the played card's element leaves the hand: the cards behind it were taken out and put
+    back one by one, each then styled and laid out again from scratch on a slow phone."""
+    made = web_server.create("Ann", rules={"turn_timer_s": 0, "deck": ALL_FIVES, "hand_size": 7})
+    page = pages.new()
+    seat_browser(page, web_server, made["code"], made)
+    add_bot(page, "easy")
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me", timeout=15_000)
+    cards = page.locator(".hand .hand-card")
+    before = cards.evaluate_all("els => els.map((e) => e.dataset.key)")
+    page.evaluate(HAND_REMOVALS)
+    first = before[0].split("#")[0]  # "card:r-5"
+    cards.first.click()
+    expect(cards).to_have_count(len(before) - 1)
+    removed = page.evaluate("() => window.__removed")
+    # one element of the played card's kind left (the last of its kind: cards are keyed by kind
+    # and count), and no other card was moved
+    assert len(removed) == 1 and removed[0].startswith(first + "#"), (before, removed)
+    assert before.index(removed[0]) < len(before) - 1 or len({k.split("#")[0] for k in before}) == 1, before
+
+
 LONG_TASKS = """
 window.__long = [];
 new PerformanceObserver((list) => {

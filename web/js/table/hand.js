@@ -14,14 +14,24 @@ export function renderHand(v, fx) {
   const hand = sortHand(v.hand || []);
   setText(T.handH, t("table.yourHand", { n: hand.length }));
   const counts = new Map();
-  const keys = [];
+  const keys = hand.map((code) => {
+    const n = (counts.get(code) || 0) + 1;
+    counts.set(code, n);
+    return `${code}#${n}`;
+  });
+  // the cards that left go first: removed after the others were put in order, each card behind a
+  // played one was moved (taken out and put back), so styled and laid out again from scratch
+  const keep = new Set(keys);
+  for (const [key, btn] of T.cards) {
+    if (!keep.has(key)) {
+      removeEl(btn);
+      T.cards.delete(key);
+    }
+  }
   let prevColor = null;
   let drawnMarked = false;
   hand.forEach((code, i) => {
-    const n = (counts.get(code) || 0) + 1;
-    counts.set(code, n);
-    const key = `${code}#${n}`;
-    keys.push(key);
+    const key = keys[i];
     let btn = T.cards.get(key);
     if (!btn) {
       btn = cardFace(code, { tag: "button", class: "hand-card" });
@@ -47,13 +57,6 @@ export function renderHand(v, fx) {
     }
     if (T.hand.children[i] !== btn) T.hand.insertBefore(btn, T.hand.children[i] || null);
   });
-  const keep = new Set(keys);
-  for (const [key, btn] of T.cards) {
-    if (!keep.has(key)) {
-      removeEl(btn);
-      T.cards.delete(key);
-    }
-  }
   T.hand.classList.toggle("my-turn", isMyTurn(g));
   if (T.hand.dataset.size !== String(hand.length)) T.hand.dataset.size = String(hand.length);
   T.hand.classList.toggle("big", hand.length >= 10);
