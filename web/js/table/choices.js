@@ -15,17 +15,17 @@ async function askPending(p, g, lg, key) {
   let value;
   let field = "color";
   if (p.choice === "color") {
-    value = await askColor({ key, card: p.card, cancel: lg.cancel, deadline });
+    value = await askColor({ key, card: p.card, cancel: lg.cancel, deadline, later: true });
   } else if (p.choice === "roulette_color") {
     const by = lastRouletteBy();
-    value = await askColor({ key, cancel: false, deadline, title: t("dlg.roulette.title"),
+    value = await askColor({ key, cancel: false, deadline, later: true, title: t("dlg.roulette.title"),
       desc: t("dlg.roulette.d", { name: by ? name(by) : "?" }) });
   } else if (p.choice === "target") {
     field = "target";
-    value = await askTarget({ key, targets: lg.choose, deadline, cancel: lg.cancel });
+    value = await askTarget({ key, targets: lg.choose, deadline, cancel: lg.cancel, later: true });
   } else if (p.choice === "top") {
     field = "top";
-    value = await askTop({ key, cards: lg.choose, deadline });
+    value = await askTop({ key, cards: lg.choose, deadline, later: true });
   }
   if (value === CLOSED) return;
   if (value === null) {
