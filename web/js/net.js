@@ -89,10 +89,16 @@ export const Seats = {
     all[code] = { ...seat, at: Date.now() };
     localStorage.setItem(SEATS_KEY, JSON.stringify(all));
   },
+  /** The room was in use now: its seat is kept 6 hours from its last use. At most once a minute
+   * (called on every patch, the store's read and write were a slow phone's work each time). */
   touch(code) {
+    const now = Date.now();
+    if (now - (this.touched.get(code) || 0) < 60_000) return;
+    this.touched.set(code, now);
     const s = this.get(code);
     if (s) this.put(code, s);
   },
+  touched: new Map(),
   drop(code) {
     const all = this.all();
     delete all[code];

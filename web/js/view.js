@@ -146,10 +146,12 @@ export function render(fx = {}) {
   const focusKey = active && active !== document.body ? active.dataset?.key || (active.id ? `#${active.id}` : null) : null;
   const handIndex = [...document.querySelectorAll(".hand .hand-card")].indexOf(active);
   const status = S.view.room.status;
-  document.body.dataset.status = status;
+  if (document.body.dataset.status !== status) document.body.dataset.status = status;
   document.body.dataset.version = String(S.version);
-  // the tab says so when the turn is yours (a player looking at another tab or app)
-  document.title = waitsForMe(S.view) ? t("title.yourTurn") : `${S.code} · ${t("app.name")}`;
+  // the tab says so when the turn is yours (a player looking at another tab or app); written only
+  // when it changes (a title written again is sent to the browser's process again)
+  const title = waitsForMe(S.view) ? t("title.yourTurn") : `${S.code} · ${t("app.name")}`;
+  if (document.title !== title) document.title = title;
   if (status === "lobby") {
     resetTable();
     renderLobby(stage);
