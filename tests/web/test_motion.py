@@ -63,7 +63,9 @@ ALL_FIVES = {"r-5": 10, "y-5": 10, "g-5": 10, "b-5": 10}
 HAND_REMOVALS = """
 window.__removed = [];
 new MutationObserver((records) => {
-  for (const r of records) for (const n of r.removedNodes) window.__removed.push(n.dataset ? n.dataset.key : null);
+  for (const r of records) {
+    for (const n of r.removedNodes) window.__removed.push(n.dataset ? n.dataset.key : null);
+  }
 }).observe(document.querySelector('.hand'), {childList: true});
 """
 
