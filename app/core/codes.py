@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
 import unicodedata
+
+from confusable_homoglyphs.utils import load as confusables_table
 
 #: Room-code alphabet without look-alikes (no 0 O 1 I L): 31 symbols, 6 characters, ~30 bits.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -33,8 +36,31 @@ def address_key(code: str, address: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """A name as a room bars it: case and width folded, so "ANN" and "ann" are one name."""
-    return "n:" + unicodedata.normalize("NFKC", name).casefold()
+    """A name as a room bars it and tells it from a bot's: case, width and accents folded, and
+    each letter taken for the one it looks like (Unicode's confusables), so "ANN", "ann",
+    "Ánn" and "Аnn" (a Cyrillic A) are one name, and so are "B0b" and "Bob"."""
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name).casefold())
+    alike = _look_alikes()
+    bare = "".join(alike.get(ch, ch) for ch in folded if unicodedata.category(ch) != "Mn")
+    return "n:" + unicodedata.normalize("NFKC", bare).casefold()
+
+
+@functools.cache
+def _look_alikes() -> dict[str, str]:
+    """Each character Unicode lists as a look-alike, to the one that stands for its kind. The
+    table (confusables.txt through confusable-homoglyphs) lists a kind's character with all of
+    its look-alikes and each look-alike with that character alone; two characters listed only
+    with each other are a kind of two, stood for by the smaller. Read at the first use and let
+    go once this map is made: the table loaded is ~16 MB, the map ~1 MB."""
+    table = confusables_table("confusables.json")
+    alike: dict[str, str] = {}
+    for ch, others in table.items():
+        if len(others) != 1:
+            continue  # a kind's own character (or one the table lists with several kinds)
+        other = others[0]["c"]
+        if len(table.get(other, ())) > 1 or other < ch:
+            alike[ch] = other
+    return alike
 
 
 def new_player_id(bot: bool = False) -> str:

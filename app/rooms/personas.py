@@ -17,6 +17,7 @@ is one no member of the room (seat or spectator, case folded) goes by.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Iterable
 
 from app.core.codes import name_key
@@ -34,7 +35,8 @@ def _gap(hue: int, used: Iterable[int]) -> int:
 
 
 def _initial(name: str) -> str:
-    return name_key(name)[2:3]  # (after name_key's "n:")
+    """The first letter as a reader sees it (name_key would read an "M" as "rn")."""
+    return unicodedata.normalize("NFKC", name).casefold()[:1]
 
 
 def pick_name(code: str, members: Iterable[str], seats: Iterable[tuple[str, str]]) -> str:

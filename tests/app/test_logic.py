@@ -84,6 +84,34 @@ def test_a_removed_stranger_is_barred_by_name_and_address_but_the_hosts_home_sta
     lobby.join(loaded, "Zed", address="203.0.113.50")
 
 
+def test_a_barred_name_is_barred_in_look_alike_letters_and_accents_too():
+    """Bug: name_key folded only case and width, so a removed player came back as "Zеd" (a
+    Cyrillic e) or "Zéd" from another network."""
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
+    loaded = Loaded(room)
+    zed = lobby.join(loaded, "Zed", address="203.0.113.50")[0]
+    lobby.remove_seat(loaded, host, zed)
+    for name in ("Z\u0435d", "Zéd", "ZED", "Ｚｅｄ", "Z\u0435\u0301d"):
+        with pytest.raises(Refused) as refused:
+            lobby.join(loaded, name, address="192.0.2.1")
+        assert refused.value.code == "barred", name
+    for name in ("Zod", "Zeda", "Ned"):  # other names stay open
+        lobby.join(loaded, name, address="192.0.2.1")
+
+
+def test_a_newcomer_named_like_a_bot_in_look_alike_letters_makes_the_bot_take_another_name():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    lobby.add_bot(loaded, host, "easy")
+    bot = next(seat for seat in room.seats if seat.bot)
+    was = bot.name
+    alike = was.translate(str.maketrans("aeoAEO", "\u0430\u0435\u043e\u0410\u0415\u041e"))  # Cyrillic
+    assert alike != was
+    _, _, _, events = lobby.join(loaded, alike)
+    assert [e.data["was"] for e in events if e.kind == "bot_renamed"] == [was]
+    assert bot.name != was
+
+
 def test_a_removed_screen_bars_its_address_not_the_name_every_screen_has():
     room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
     loaded = Loaded(room)
