@@ -22,6 +22,7 @@ from app.api.edge import HttpEdge
 from app.api.rooms import ApiError, error_response
 from app.cluster.hub import Hub
 from app.core.clock import Clock
+from app.core.codes import read_look_alikes
 from app.core.gc_pacing import paced_collector
 from app.core.logs import setup_logging
 from app.core.metrics import Metrics
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         except Exception:  # the game goes on without history until the database is back
             log.warning("database not migrated at start; history will wait", exc_info=True)
         writer_task = asyncio.create_task(writer.run(), name="history")
+        read_look_alikes()  # before the first join (name_key), and kept out of the collector's walks
         # everything alive now (the libraries' objects, ~125k) is left out of the cyclic
         # collector's walks: a full collection under 250 rooms paused the loop ~160 ms, ~85 ms
         # after this (docs/benchmarks.md)
