@@ -54,7 +54,7 @@ def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int,
 
 def join(loaded: Loaded, name: str, address: str | None = None,
          max_spectators: int = 30, screen: bool = False) -> tuple[str, str, bool, list[Event]]:
-    """Seat a newcomer (or make them a spectator while a round is in play, up to
+    """Seat a newcomer (or make them a spectator while a round is in play or over, up to
     ``max_spectators``), unless the host locked the room or removed someone of that name, or
     from that address, earlier. A ``screen`` (the big-screen view, /tv/CODE) is a spectator
     at any time: it never takes a seat and never runs the room."""
@@ -65,7 +65,9 @@ def join(loaded: Loaded, name: str, address: str | None = None,
     if name_key(name) in room.barred or (where is not None and where in room.barred):
         raise Refused(Err.BARRED, "the host removed you from this room")
     pid, token = new_player_id(), new_token()
-    spectator = screen or room.status == PLAYING
+    # while a round plays, and after it until ``lobby`` or ``rematch`` seats the waiting: the
+    # view's players are the round's, and a seat taken then was in no list anyone saw
+    spectator = screen or room.status != LOBBY
     if spectator:
         if len(room.spectators) >= max_spectators:
             raise Refused(Err.ROOM_FULL, "no more spectators fit in this room")
@@ -91,7 +93,8 @@ def _make_way(room: Room, name: str) -> list[Event]:
         return []
     events: list[Event] = []
     for seat in room.seats:
-        if seat.id.startswith("b") and name_key(seat.name) == name_key(name):
+        # a bot's seat, or a leaver's the bot now holds for good (not one kept for a player away)
+        if seat.bot is not None and not seat.away and name_key(seat.name) == name_key(name):
             was, others = seat.name, [s for s in room.seats if s is not seat]
             seat.name = personas.pick_name(room.code, [m.name for m in (*others, *room.spectators)],
                                            [(s.id, s.name) for s in others])
@@ -159,7 +162,7 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
     if room.host != player:
         raise Refused(Err.NOT_HOST, "only the host can do that")
     if target == room.host:  # a host watching too: ``leave`` passes the room on
-        raise Refused(Err.BAD_MESSAGE, "no such seat to remove")
+        raise Refused(Err.BAD_MESSAGE, "the host cannot remove themselves: leave passes the room on")
     member: Seat | Spectator | None = room.spectator(target)
     if member is not None:
         room.spectators.remove(member)
@@ -233,18 +236,23 @@ def _seat_spectators(room: Room) -> list[Event]:
     return events
 
 
-def _verify_enough_seats(room: Room) -> None:
-    """Two seats at least once the waiting spectators (screens aside) take the free ones:
-    seats are removed between rounds, so a ``rematch`` may find one or none left."""
+def _verify_can_deal(room: Room) -> None:
+    """Two seats at least once the waiting spectators (screens aside) take the free ones (seats
+    are removed between rounds, so a ``rematch`` may find one or none left), and the deck
+    deals them all. Checked before anything changes: a refused ``start`` or ``rematch``
+    changes nothing (protocol.md), where it once seated the spectators and then refused."""
     waiting = sum(not s.screen for s in room.spectators)
-    if len(room.seats) + min(waiting, MAX_SEATS - len(room.seats)) < 2:
+    seats = len(room.seats) + min(waiting, MAX_SEATS - len(room.seats))
+    if seats < 2:
         raise Refused(Err.NOT_ENOUGH_PLAYERS, "a round needs at least two seats")
+    if not make_rules(room.rules).can_deal(seats):
+        raise Refused(Err.BAD_RULES, "deck: too few cards to deal every hand")
 
 
 def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     room = loaded.room
     _verify_host_in_lobby(room, player)
-    _verify_enough_seats(room)
+    _verify_can_deal(room)
     events = _seat_spectators(room)  # a seat freed in the lobby goes to whoever waited for one
     if room.match_open:  # back from a round of this match: its next round
         room.match_open = False
@@ -261,7 +269,7 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
         raise Refused(Err.NOT_HOST, "only the host can start a rematch")
     if room.status not in (ROUND_OVER, MATCH_OVER):
         raise Refused(Err.NOT_OVER, "the round is still in play")
-    _verify_enough_seats(room)
+    _verify_can_deal(room)
     # spectators take free seats; eliminated players are dealt in again
     events = _seat_spectators(room)
     if room.status == MATCH_OVER:

@@ -170,3 +170,62 @@ def test_a_room_written_by_a_newer_process_still_loads():
     d["spectators"][0]["later_spectator_field"] = True
     again = Room.from_dict(d)
     assert again.seats[0].name == "Ann" and again.spectators[0].screen and again.host == host
+
+
+# one card each, four cards in all: a deck that deals two seats and not four
+TIGHT = {"hand_size": 1, "deck": {"r-1": 1, "y-1": 1, "g-1": 1, "b-1": 1}}
+
+
+@pytest.mark.parametrize("over", [ROUND_OVER, MATCH_OVER])
+def test_a_rematch_the_deck_cannot_deal_changes_nothing(over: str):
+    """Bug: a refused rematch had seated the waiting spectators (and, after a match, cleared
+    the scores) before the deal refused, and the next accepted message stored the change."""
+    room, host, _ = lobby.new_room("ABCDE", "Ann", TIGHT, 0)
+    loaded = Loaded(room)
+    lobby.add_bot(loaded, host, "easy")
+    lobby.start(loaded, host, 0)
+    for name in ("Cat", "Dan"):  # they come while the round plays
+        assert lobby.join(loaded, name)[2] is True
+    room.status = over  # the round ends (how is not what this checks)
+    room.scores = {s.id: 7 for s in room.seats}
+    before = room.to_dict()
+    with pytest.raises(Refused) as refused:
+        lobby.rematch(loaded, host, 1000)
+    assert refused.value.code == "bad_rules"
+    assert room.to_dict() == before
+    with pytest.raises(Refused):
+        lobby.start(loaded, host, 1000)  # (not in the lobby either)
+    assert room.to_dict() == before
+
+
+def test_a_newcomer_between_rounds_watches_and_takes_a_seat_when_the_host_goes_back_to_the_lobby():
+    """Bug: joined after a round, they held a seat yet were in no list: the view's players are
+    the finished round's, and they were no spectator."""
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    lobby.add_bot(loaded, host, "easy")
+    lobby.start(loaded, host, 0)
+    for over in (ROUND_OVER, MATCH_OVER):
+        room.status = over
+        pid, _, spectator, _ = lobby.join(loaded, f"Eve {over}")
+        assert spectator and room.spectator(pid) is not None and room.seat(pid) is None
+    events = lobby.back_to_lobby(loaded, host)
+    assert [s.name for s in room.seats][-2:] == ["Eve round_over", "Eve match_over"]
+    assert not room.spectators and [e.kind for e in events].count("joined") == 2
+
+
+def test_a_leaver_back_under_their_own_name_makes_the_bot_on_their_old_seat_take_another():
+    """Bug: the bot that kept a leaver's seat kept their name too (its id is a player's), and the
+    leaver who came back sat beside a bot of the same name."""
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    bob = lobby.join(loaded, "Bob")[0]
+    lobby.start(loaded, host, 0)
+    lobby.leave(loaded, bob)
+    assert room.seat(bob).bot is not None and room.seat(bob).name == "Bob"
+    room.status = ROUND_OVER
+    again, _, _, events = lobby.join(loaded, "bob")
+    events += lobby.back_to_lobby(loaded, host)
+    assert [e.data["was"] for e in events if e.kind == "bot_renamed"] == ["Bob"]
+    names = [s.name for s in room.seats]
+    assert room.seat(again).name == "bob" and room.seat(bob).name not in ("Bob", "bob"), names
