@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from app.rooms import lobby
-from app.rooms.model import MATCH_OVER, ROUND_OVER, Loaded, Room, Spectator
+from app.rooms.model import LOBBY, MATCH_OVER, PLAYING, ROUND_OVER, Loaded, Room, Spectator
 from app.rooms.outcomes import Refused
 from engine import make_rules, new_game
 
@@ -229,3 +231,56 @@ def test_a_leaver_back_under_their_own_name_makes_the_bot_on_their_old_seat_take
     assert [e.data["was"] for e in events if e.kind == "bot_renamed"] == ["Bob"]
     names = [s.name for s in room.seats]
     assert room.seat(again).name == "bob" and room.seat(bob).name not in ("Bob", "bob"), names
+
+
+def _rooms_at_each_stage():
+    """(name, loaded, host, human, spectator, bot) in the lobby, in play, after a round and
+    after a match, each with a spectator waiting and a deck that deals two seats, not four."""
+    for stage in (LOBBY, PLAYING, ROUND_OVER, MATCH_OVER):
+        room, host, _ = lobby.new_room("ABCDE", "Ann", TIGHT, 0)
+        loaded = Loaded(room)
+        lobby.add_bot(loaded, host, "easy")
+        bot = room.seats[-1].id
+        if stage == LOBBY:  # a third seat: the deck does not deal it
+            yield stage, loaded, host, lobby.join(loaded, "Dan")[0], None, bot
+            continue
+        lobby.start(loaded, host, 0)
+        spectator = lobby.join(loaded, "Cat")[0]
+        human = lobby.join(loaded, "Dan")[0]  # (a spectator too, until seated)
+        room.status = stage
+        yield stage, loaded, host, human, spectator, bot
+
+
+def _calls(host, human, spectator, bot):
+    someone = [p for p in (host, human, spectator, "p-nobody") if p]
+    for who in someone:
+        yield "set_rules", lambda lo, w=who: lobby.set_rules(lo, w, {"hand_size": 99})
+        yield "add_bot", lambda lo, w=who: lobby.add_bot(lo, w, "genius")
+        yield "set_bot", lambda lo, w=who: lobby.set_bot(lo, w, bot, "hard")
+        yield "remove_seat", lambda lo, w=who: lobby.remove_seat(lo, w, host)
+        yield "remove_seat", lambda lo, w=who: lobby.remove_seat(lo, w, "p-nobody")
+        yield "remove_seat", lambda lo, w=who: lobby.remove_seat(lo, w, bot)
+        yield "start", lambda lo, w=who: lobby.start(lo, w, 1000)
+        yield "rematch", lambda lo, w=who: lobby.rematch(lo, w, 1000)
+        yield "lobby", lambda lo, w=who: lobby.back_to_lobby(lo, w)
+        yield "set_room", lambda lo, w=who: lobby.set_room(lo, w, True, False)
+        yield "leave", lambda lo, w=who: lobby.leave(lo, w)
+        yield "react", lambda lo, w=who: lobby.react(lo, w, "nonsense", 1000, 1000)
+
+
+def test_every_refused_room_command_at_every_stage_changes_nothing():
+    """protocol.md: a refused message changes nothing. Each room command, from the host, a
+    player, a spectator and a stranger, at each stage of a room: when it is refused, the room
+    and its round are as they were."""
+    refused = 0
+    for stage, loaded, host, human, spectator, bot in _rooms_at_each_stage():
+        for name, call in _calls(host, human, spectator, bot):
+            trial = copy.deepcopy(loaded)
+            before, game = trial.room.to_dict(), trial.game
+            try:
+                call(trial)
+            except Refused:
+                refused += 1
+                assert trial.room.to_dict() == before, (stage, name)
+                assert trial.game is game, (stage, name)
+    assert refused > 80  # most of them are refused: the check is not empty
