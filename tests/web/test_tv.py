@@ -42,6 +42,15 @@ def test_the_tv_follows_a_whole_round_and_never_holds_a_hand_card(pages, web_ser
     add_bot(host, "easy")
     add_bot(host, "easy")
     expect(tv.locator(".tv-seat")).to_have_count(3)
+    # each seat's badge: its name's letter on its own colour, a bot's square (as on the phones),
+    # not "?" on one colour for all
+    seats = tv.locator(".tv-seat").evaluate_all("""els => els.map((li) => {
+      const a = li.querySelector('.avatar');
+      return [li.querySelector('.tv-name').textContent, a.textContent, a.style.getPropertyValue('--hue'),
+              a.classList.contains('is-bot')]; })""")
+    assert [letter for name, letter, _, _ in seats] == [name[0].upper() for name, _, _, _ in seats], seats
+    assert len({hue for _, _, hue, _ in seats}) == 3, seats
+    assert [bot for *_, bot in seats] == [False, True, True], seats
     host.get_by_role("button", name="Start the game").click()
     expect(tv.locator(".tv-discard .card")).to_be_visible()
     expect(tv.locator(".tv-seat.turn")).to_have_count(1)

@@ -117,7 +117,7 @@ function renderSeats(view) {
     let c = R.chips.get(p.id);
     if (!c) {
       c = { li: h("li.tv-seat", { "data-player": p.id }), name: h("span.tv-name"), count: h("span.tv-count"), badges: h("span.tv-badges") };
-      c.li.append(avatar(p.id, p.name), h("span.tv-who", c.name, c.badges), c.count);
+      c.li.append(avatar(p), h("span.tv-who", c.name, c.badges), c.count);
       R.chips.set(p.id, c);
     }
     c.name.textContent = p.name;
