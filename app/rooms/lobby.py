@@ -272,9 +272,10 @@ def rematch(loaded: Loaded, player: str, now_ms: int) -> list[Event]:
     _verify_can_deal(room)
     # spectators take free seats; eliminated players are dealt in again
     events = _seat_spectators(room)
-    if room.status == MATCH_OVER:
+    if room.status == MATCH_OVER:  # a new match: its rounds counted from 1, as start's
         room.scores = {}
         room.match += 1
+        room.round = 0
     return events + _next_round(loaded, now_ms)
 
 

@@ -284,3 +284,20 @@ def test_every_refused_room_command_at_every_stage_changes_nothing():
                 assert trial.room.to_dict() == before, (stage, name)
                 assert trial.game is game, (stage, name)
     assert refused > 80  # most of them are refused: the check is not empty
+
+
+def test_a_rematch_after_a_match_deals_round_one_of_the_next_match():
+    """Bug: "New match" on the match-over panel dealt "round 2" of the new match (the round count
+    went on), where a new match from the lobby dealt round 1."""
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    lobby.add_bot(loaded, host, "easy")
+    lobby.start(loaded, host, 0)
+    match = room.match
+    room.status = ROUND_OVER
+    lobby.rematch(loaded, host, 1000)  # the match's second round
+    assert (room.match, room.round) == (match, 2)
+    room.status = MATCH_OVER
+    events = lobby.rematch(loaded, host, 2000)
+    assert (room.match, room.round) == (match + 1, 1)
+    assert [e.data["round"] for e in events if e.kind == "started"] == [1]
