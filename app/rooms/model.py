@@ -312,6 +312,7 @@ def room_part(room: Room) -> dict[str, Any]:
         "status": room.status,
         "rules": room.rules,  # validated and complete since the room was made
         "round": room.round,
+        "match": room.match,  # the room's match counter (the night's record numbers them so)
         "locked": room.locked,
         "removed": sum(key.startswith("n:") for key in room.barred),  # players barred from joining
         # a big screen is marked; a person watching has the fields spectators always had

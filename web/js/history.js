@@ -44,7 +44,7 @@ export function resetHistory() {
 export function syncHistory() {
   const v = S.view;
   if (!v || !SHOWN.includes(v.room.status)) return;
-  const key = `${S.code}:${v.room.status}:${v.room.round}`;
+  const key = `${S.code}:${v.room.status}:${v.room.match}:${v.room.round}`;
   if (key === fetchedKey) return;
   fetchedKey = key;
   clearTimeout(retryTimer);
@@ -56,10 +56,12 @@ function token(code) {
   return S.sock && S.sock.code === code ? S.sock.token : Seats.get(code)?.token;
 }
 
-function lastRoundNumber(d) {
+/** Whether the record's last round is the view's: its match and its number (each match counts
+ * its rounds from 1, so the number alone matched the last match's same round). */
+function hasCurrentRound(d, v) {
   const m = d?.matches?.[d.matches.length - 1];
   const r = m?.rounds?.[m.rounds.length - 1];
-  return r ? r.number : null;
+  return !!r && r.number === v.room.round && (v.room.match === undefined || m.number === v.room.match);
 }
 
 async function load(key, attempt) {
@@ -78,7 +80,7 @@ async function load(key, attempt) {
   draw();
   const v = S.view;
   const ended = v && (v.room.status === "round_over" || v.room.status === "match_over");
-  if (ended && lastRoundNumber(data) !== v.room.round && attempt < RETRIES) {
+  if (ended && !hasCurrentRound(data, v) && attempt < RETRIES) {
     retryTimer = setTimeout(() => {
       if (fetchedKey === key) load(key, attempt + 1);
     }, RETRY_MS);
@@ -90,14 +92,14 @@ async function load(key, attempt) {
 function withCurrentRound(d) {
   const v = S.view;
   const g = v?.game;
-  if (!v || !["round_over", "match_over"].includes(v.room.status) || !g?.winner || lastRoundNumber(d) === v.room.round) return d;
+  if (!v || !["round_over", "match_over"].includes(v.room.status) || !g?.winner || hasCurrentRound(d, v)) return d;
   const matches = [...(d?.matches || [])];
   const last = matches[matches.length - 1];
   const seats = v.players.map((p, seat) => ({ seat, id: p.id, name: p.name, score: p.score }));
   const round = { id: null, number: v.room.round, winner: g.winner, points: g.points ?? 0, seats };
   const won = v.room.status === "match_over" ? { winner: g.winner, winner_name: name(g.winner) } : {};
   if (last && !last.winner) matches[matches.length - 1] = { ...last, ...won, rounds: [...(last.rounds || []), round] };
-  else matches.push({ number: (last?.number || 0) + 1, target_score: v.room.rules.target_score, ...won, rounds: [round] });
+  else matches.push({ number: v.room.match ?? (last?.number || 0) + 1, target_score: v.room.rules.target_score, ...won, rounds: [round] });
   return { ...d, matches };
 }
 
