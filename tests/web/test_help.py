@@ -108,3 +108,25 @@ def test_how_to_play_is_written_from_the_rooms_rules_in_both_languages(pages, we
     expect(dialog).to_contain_text("Wie 30 kaarten of meer heeft")
     expect(dialog.locator("[data-card-kind=roulette]")).to_contain_text("Jij noemt een kleur")
     assert violations(page) == []
+
+
+def test_a_card_clicked_before_its_help_shows_leaves_no_help_behind(pages, web_server):
+    """Bug: a card clicked within the hover's wait was played, and its help then showed at the
+    page's top-left corner (the card gone) and stayed there, turn after turn."""
+    made = web_server.create("Ann", rules={"turn_timer_s": 0, "hand_size": 5,
+                                           "deck": {"r-5": 10, "y-5": 10, "g-5": 10, "b-5": 10}})
+    page = pages.new(viewport={"width": 1280, "height": 800})
+    page.clock.install()  # the page's timers, on a clock that runs until paused below
+    seat_browser(page, web_server, made["code"], made)
+    add_bot(page, "easy")
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me", timeout=15_000)
+    cards = page.locator(".hand .hand-card")
+    held = cards.count()
+    page.clock.pause_at(page.evaluate("() => Date.now()") + 50)  # the hover's wait, moved on by hand
+    cards.first.hover()
+    page.mouse.down()
+    page.mouse.up()
+    expect(cards).to_have_count(held - 1)  # played (every five plays on a five)
+    page.clock.run_for(2000)
+    expect(page.locator("#card-tip")).to_be_hidden()

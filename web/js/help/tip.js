@@ -36,7 +36,9 @@ function tipEl() {
 
 export function showHelp(cardEl) {
   const code = cardEl?.dataset.card;
-  if (!code) return;
+  // a card a patch took away before its hover's wait ended: no help, which would show at the
+  // page's corner (a removed card has no place) and stay (no pointer leaves a removed card)
+  if (!code || !cardEl.isConnected) return;
   const help = cardHelp(code, rulesNow() || {});
   const el = tipEl();
   replace(el, h("p.tip-title", help.title), h("ul.tip-lines", help.lines.map((line) => h("li", line))));
@@ -79,6 +81,7 @@ export function installCardHelp() {
   installed = true;
   document.addEventListener("pointerover", (e) => {
     if (e.pointerType !== "mouse") return;
+    if (anchor && !anchor.isConnected) hideHelp(); // its card was played or replaced meanwhile
     const card = cardOf(e.target);
     if (!card || card === anchor) return;
     clearTimeout(hoverTimer);
@@ -92,7 +95,10 @@ export function installCardHelp() {
     if (card === anchor) hideHelp();
   });
   document.addEventListener("pointerdown", (e) => {
-    if (e.pointerType === "mouse") return;
+    if (e.pointerType === "mouse") { // a click acts: the help waiting to show, or shown, goes
+      hideHelp();
+      return;
+    }
     swallowClick = false;
     const card = cardOf(e.target);
     if (anchor && card !== anchor) hideHelp();
