@@ -39,6 +39,7 @@ def test_the_tv_follows_a_whole_round_and_never_holds_a_hand_card(pages, web_ser
     expect(tv.locator(".tv-wait")).to_contain_text("Waiting for Ann")
     # the screen is a spectator, not a seat: the host's lobby lists it as watching
     expect(host.locator(".spectator-list .spectator")).to_have_count(1)
+    expect(host.locator("#log")).to_contain_text("TV shows the table on a big screen")  # not "plays from…"
     add_bot(host, "easy")
     add_bot(host, "easy")
     expect(tv.locator(".tv-seat")).to_have_count(3)

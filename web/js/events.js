@@ -12,7 +12,8 @@ export function describe(ev, name, you, host = null) {
   const by = host ? name(host) : t("ev.theHost");
   switch (ev.kind) {
     case "joined":
-      return { text: t(ev.spectator ? "ev.joinedSpectator" : "ev.joined", { name: ev.name || p }), cls: "meta" };
+      return { text: t(ev.screen ? "ev.joinedScreen" : ev.spectator ? "ev.joinedSpectator" : "ev.joined", { name: ev.name || p }),
+        cls: "meta" };
     case "left":
       return { text: ev.removed ? t("ev.removed", { p, by }) : t("ev.left", { p }), cls: "meta" };
     case "lobby":

@@ -289,6 +289,7 @@ export const en = {
   // events
   "ev.joined": "{name} joined",
   "ev.joinedSpectator": "{name} is watching (plays from the next round)",
+  "ev.joinedScreen": "{name} shows the table on a big screen",
   "ev.left": "{p} left",
   "ev.removed": "{by} removed {p}",
   "ev.theHost": "The host",

@@ -278,6 +278,7 @@ export const nl = {
 
   "ev.joined": "{name} doet mee",
   "ev.joinedSpectator": "{name} kijkt mee (speelt vanaf de volgende ronde)",
+  "ev.joinedScreen": "{name} toont de tafel op een groot scherm",
   "ev.left": "{p} is weg",
   "ev.removed": "{by} verwijderde {p}",
   "ev.theHost": "De host",
