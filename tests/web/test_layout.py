@@ -298,3 +298,20 @@ def test_the_language_picker_reads_whole_in_the_top_bar(pages, web_server, local
     got = page.evaluate(TOP_BAR_JS)
     assert got["problems"] == [], got
     assert got["shown"] == LANG_FACES[other][1 if phone else 0], got
+
+
+def test_the_lobbys_seats_panel_has_its_heading_above_its_list_on_a_desktop(pages, web_server):
+    """Bug: the lobby's panel (section.seats) took the table's opponent row rule (.seats: a
+    centred flex row with no padding): its heading sat left of the list, the rows on the edge."""
+    made = web_server.create("Hanna")
+    web_server.join(made["code"], "Ann")
+    page = pages.new(viewport={"width": 1440, "height": 900})
+    seat_browser(page, web_server, made["code"], made)
+    panel = page.locator("section.panel.seats")
+    expect(panel.locator(".seat")).to_have_count(2)
+    box = panel.bounding_box()
+    heading = panel.locator("h2").bounding_box()
+    first = panel.locator(".seat").first.bounding_box()
+    assert heading["y"] + heading["height"] <= first["y"], (heading, first)
+    right = box["x"] + box["width"]
+    assert first["x"] >= box["x"] + 8 and first["x"] + first["width"] <= right - 8, (box, first)
