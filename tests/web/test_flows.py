@@ -70,6 +70,8 @@ def test_reload_mid_game_returns_to_the_same_seat_and_hand(pages, web_server):
     guest.reload()
     guest.wait_for_selector(".table .hand-card")
     assert hand(guest) == before
+    # the ticker (a phone's last line of the log) shows the last move, not "Connected to room"
+    expect(guest.locator("#ticker")).to_have_text("Ann: good game")
     expect(guest.locator(".mine")).to_contain_text("Bob")
     expect(guest.locator(".opponents .opp")).to_have_count(1)
     expect(guest.locator(".opponents")).to_contain_text("Ann")

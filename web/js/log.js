@@ -27,9 +27,11 @@ function words(entry) {
   return entry;
 }
 
-/** The text of the latest line; null before the first. */
+/** The text of the latest line the ticker shows (not a `quiet` one: "Connected to room…");
+ * null before the first. */
 export function lastLogText() {
-  return log.length ? log[log.length - 1].text || "" : null;
+  for (let i = log.length - 1; i >= 0; i--) if (!log[i].quiet) return log[i].text || "";
+  return null;
 }
 
 function logLine(entry) {
@@ -54,7 +56,7 @@ export function pushLog(entry) {
   if (!d) return;
   entry.text = d.text;
   const ticker = document.getElementById("ticker");
-  if (ticker) ticker.textContent = d.text;
+  if (ticker && !entry.quiet) ticker.textContent = d.text;
   // the same line again (the host adjusting rules, say) becomes "×N" instead of a new line
   if (last && last.text === d.text && !(d.cards || []).length && ol && ol.lastElementChild) {
     last.repeat = (last.repeat || 1) + 1;

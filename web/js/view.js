@@ -118,7 +118,8 @@ export function onState(view, info) {
     if (ev.kind === "bot_renamed" && ev.name) S.names.set(ev.player, ev.name);
     pushLog({ ev });
   }
-  if (info.welcome && !prev) pushLog({ key: "ev.connected", params: { code: S.code }, cls: "meta" });
+  // in the log, not the ticker: a phone back on its room shows the last move there, not this
+  if (info.welcome && !prev) pushLog({ key: "ev.connected", params: { code: S.code }, cls: "meta", quiet: true });
   let turnCame = false;
   if (!info.welcome || prev) turnCame = soundsFor(info.events, prev, view);
   else if (view.game && !view.game.winner && view.game.turn === S.you) {
