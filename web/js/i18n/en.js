@@ -193,7 +193,7 @@ export const en = {
   "table.choosing": "{name} is choosing…",
   "table.secondsLeft": "{s} s left",
   "table.stackOnYou": "+{total} aimed at you. Stack a draw card of {last}+ or take them.",
-  "table.stackOn": "Stack +{total} aimed at {name} (beat {last})",
+  "table.stackOn": "Stack +{total} aimed at {name} ({last} or more stacks on it)",
   "table.take": "Take {n}",
   "table.draw": "Draw",
   "table.pass": "Pass",
