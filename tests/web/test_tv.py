@@ -123,6 +123,7 @@ def test_the_tv_keeps_the_nights_matches_won_past_the_match(pages, web_server, a
     expect(winner.locator(".tv-won")).to_have_text("★ 1")
     expect(tv.locator(".tv-won")).to_have_count(1)
     expect(tv.locator(".tv-legend")).to_have_text("★ matches won tonight")
+    expect(tv.locator(".tv-turn")).to_have_text("Match over")  # as the middle says, not "Round over"
     won_by = winner.get_attribute("data-player")
     host.get_by_role("button", name="New match").click()
     host.wait_for_function("() => document.body.dataset.status === 'playing'")

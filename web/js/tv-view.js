@@ -203,7 +203,7 @@ function renderSide(view) {
     R.turn.textContent = text;
     R.turn.dataset.deadline = g.turn_deadline && view.room.rules.turn_timer_s ? String(g.turn_deadline) : "";
   } else {
-    R.turn.textContent = status === "lobby" ? t("tv.lobby") : t("tv.roundOver");
+    R.turn.textContent = t(status === "lobby" ? "tv.lobby" : status === "match_over" ? "tv.matchOver" : "tv.roundOver");
     R.turn.dataset.deadline = "";
   }
   const s = status === "playing" && g?.stack;

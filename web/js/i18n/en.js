@@ -402,6 +402,7 @@ export const en = {
   "tv.joinHint": "Scan the code with a phone to take a seat: your phone is your hand.",
   "tv.lobby": "In the lobby",
   "tv.roundOver": "Round over",
+  "tv.matchOver": "Match over",
   "tv.scores": "Scores · round {round} · to {target}",
   "tv.players": "Players",
   "tv.matchesWon": "Matches won tonight: {n}",

@@ -390,6 +390,7 @@ export const nl = {
   "tv.joinHint": "Scan de code met je telefoon voor een plek: je telefoon is je hand.",
   "tv.lobby": "In de lobby",
   "tv.roundOver": "Ronde voorbij",
+  "tv.matchOver": "Match voorbij",
   "tv.scores": "Scores · ronde {round} · tot {target}",
   "tv.players": "Spelers",
   "tv.matchesWon": "Potjes gewonnen vanavond: {n}",
