@@ -327,3 +327,34 @@ def test_a_dialog_option_under_a_resting_pointer_keeps_still(pages, web_server):
     assert box is not None
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 1)
     assert option.evaluate(STILL_FOR_TEN_FRAMES)
+
+
+def _play_a_match(host) -> None:
+    for _ in range(12):  # rounds until one wins the match (a round's points reach 100)
+        play_until_over([host], limit_s=60)
+        if host.evaluate("() => document.body.dataset.status") == "match_over":
+            return
+        host.get_by_role("button", name="Next round").click()
+        host.wait_for_function("() => document.body.dataset.status === 'playing'")
+    raise AssertionError("no match won in 12 rounds")
+
+
+def test_scores_tonight_lists_a_second_match_once_it_is_won(pages, web_server):
+    """Bug: "Scores tonight" named the round that ended by its number alone; a second match's
+    first round had the number of the first match's, and the panel kept the first match only."""
+    made = web_server.create("Ann", rules={"hand_size": 3, "turn_timer_s": 0, "target_score": 100})
+    host = pages.new()
+    seat_browser(host, web_server, made["code"], made)
+    add_bot(host, "easy")
+    host.get_by_role("button", name="Start the game").click()
+    _play_a_match(host)
+    blocks = host.locator(".over-panel .history .hist-match-block")
+    expect(blocks).to_have_count(1)
+    host.get_by_role("button", name="Back to lobby").click()
+    host.get_by_role("button", name="Start a new match").click()
+    host.wait_for_function("() => document.body.dataset.status === 'playing'")
+    _play_a_match(host)
+    expect(blocks).to_have_count(2)
+    expect(blocks.first.locator(".hist-match")).to_contain_text("Match 2")
+    # and from the record (the round's replay button comes with it), not only the view's copy
+    expect(blocks.first.locator(".hr-replay")).not_to_have_count(0)
