@@ -410,12 +410,12 @@ def check_view(view: dict[str, Any], me: str) -> None:
     assert held + g["draw_pile"] + g["discard_pile"] + g["set_aside"] == deck
 
 
-def audit(c: Client, hidden: list[str], others_held: dict[int, set[str]]) -> int:
+def audit(c: Client, hidden: list[str], others_held: dict[tuple[int, int], set[str]]) -> int:
     """Check every message ``c`` received; returns how many cards other players held that
     ``c`` never saw in its messages (the audit's reach)."""
     me = c.you
     known: set[str] = set()  # public cards so far and every card ever in c's own hand
-    rounds_seen: dict[int, set[str]] = {}
+    rounds_seen: dict[tuple[int, int], set[str]] = {}
     view: dict[str, Any] | None = None
     for m in c.messages:
         text = json.dumps(m)
@@ -453,7 +453,7 @@ def audit(c: Client, hidden: list[str], others_held: dict[int, set[str]]) -> int
         leaked = cards_in(m) - allowed
         assert not leaked, (me, leaked, m)
         known = allowed
-        rnd = view["room"]["round"]
+        rnd = (view["room"]["match"], view["room"]["round"])  # a new match counts its rounds from 1
         rounds_seen.setdefault(rnd, set()).update(cards_in(m))
     return sum(len(others_held.get(r, set()) - seen) for r, seen in rounds_seen.items())
 
@@ -469,20 +469,20 @@ async def test_no_message_carries_hidden_information(server, backend):
     if r is not None:
         assert len(hidden) > sum(len(clients) for clients, _ in rooms)  # the seeds are in
     reach = 0
-    finished: set[tuple[str, int]] = set()
+    finished: set[tuple[str, tuple[int, int]]] = set()
     for clients, _ in rooms:
         # per round, the cards each player held: from its own hand over time, and the reveal
-        held: dict[str, dict[int, set[str]]] = {}
+        held: dict[str, dict[tuple[int, int], set[str]]] = {}
         for c in clients:
             for _, m, after in patches(c):
-                rnd = after["room"]["round"]
+                rnd = (after["room"]["match"], after["room"]["round"])
                 held.setdefault(c.you, {}).setdefault(rnd, set()).update(after["hand"])
                 for pid, hand in ((after["game"] or {}).get("revealed") or {}).items():
                     held.setdefault(pid, {}).setdefault(rnd, set()).update(hand)
                 if any(e["kind"] == "round_over" for e in m["events"]):
                     finished.add((c.code, rnd))  # (the host may have been away at the end)
         for c in clients:
-            others: dict[int, set[str]] = {}
+            others: dict[tuple[int, int], set[str]] = {}
             for pid, by_round in held.items():
                 if pid != c.you:
                     for rnd, cards in by_round.items():
