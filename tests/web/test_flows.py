@@ -329,7 +329,8 @@ def test_a_dialog_option_under_a_resting_pointer_keeps_still(pages, web_server):
     assert option.evaluate(STILL_FOR_TEN_FRAMES)
 
 
-def _play_a_match(host) -> None:
+def play_a_match(host) -> None:
+    """The host plays the match's rounds ("Next round" after each) until one wins it."""
     for _ in range(12):  # rounds until one wins the match (a round's points reach 100)
         play_until_over([host], limit_s=60)
         if host.evaluate("() => document.body.dataset.status") == "match_over":
@@ -347,13 +348,13 @@ def test_scores_tonight_lists_a_second_match_once_it_is_won(pages, web_server):
     seat_browser(host, web_server, made["code"], made)
     add_bot(host, "easy")
     host.get_by_role("button", name="Start the game").click()
-    _play_a_match(host)
+    play_a_match(host)
     blocks = host.locator(".over-panel .history .hist-match-block")
     expect(blocks).to_have_count(1)
     host.get_by_role("button", name="Back to lobby").click()
     host.get_by_role("button", name="Start a new match").click()
     host.wait_for_function("() => document.body.dataset.status === 'playing'")
-    _play_a_match(host)
+    play_a_match(host)
     expect(blocks).to_have_count(2)
     expect(blocks.first.locator(".hist-match")).to_contain_text("Match 2")
     # and from the record (the round's replay button comes with it), not only the view's copy

@@ -8,7 +8,7 @@ import json
 from playwright.sync_api import expect
 
 from .test_csp import RECORD_VIOLATIONS, violations
-from .test_flows import seat_browser
+from .test_flows import play_a_match, seat_browser
 from .test_game import play_until_over
 from .ui import add_bot
 
@@ -110,14 +110,7 @@ def test_the_tv_keeps_the_nights_matches_won_past_the_match(pages, web_server, a
     add_bot(host, "easy")
     host.get_by_role("button", name="Start the game").click()
     expect(tv.locator(".tv-discard .card")).to_be_visible()
-    for _ in range(12):  # rounds until one wins the match (a round's points reach 100)
-        play_until_over([host], limit_s=60)
-        if host.evaluate("() => document.body.dataset.status") == "match_over":
-            break
-        host.get_by_role("button", name="Next round").click()
-        host.wait_for_function("() => document.body.dataset.status === 'playing'")
-    else:
-        raise AssertionError("no match won in 12 rounds")
+    play_a_match(host)
     winner = tv.locator(".tv-scores li.win")
     expect(winner).to_have_count(1)
     expect(winner.locator(".tv-won")).to_have_text("★ 1")
