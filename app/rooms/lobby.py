@@ -291,9 +291,7 @@ def _next_round(loaded: Loaded, now_ms: int) -> list[Event]:
 def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     room = loaded.room
     rules = make_rules(room.rules)
-    players = [s.id for s in room.seats]
-    if not rules.can_deal(len(players)):
-        raise Refused(Err.BAD_RULES, "deck: too few cards to deal every hand")
+    players = [s.id for s in room.seats]  # (start and rematch checked the deck deals them)
     for seat in room.seats:  # a human not here when the cards are dealt has the reconnect grace
         if seat.bot is None and not seat.connected:  # the grace starts with the round
             seat.dropped_at = now_ms

@@ -61,7 +61,7 @@ function token(code) {
 function hasCurrentRound(d, v) {
   const m = d?.matches?.[d.matches.length - 1];
   const r = m?.rounds?.[m.rounds.length - 1];
-  return !!r && r.number === v.room.round && (v.room.match === undefined || m.number === v.room.match);
+  return !!r && r.number === v.room.round && m.number === v.room.match;
 }
 
 async function load(key, attempt) {
