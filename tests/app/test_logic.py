@@ -107,7 +107,10 @@ def test_a_newcomer_named_like_a_bot_in_look_alike_letters_makes_the_bot_take_an
     lobby.add_bot(loaded, host, "easy")
     bot = next(seat for seat in room.seats if seat.bot)
     was = bot.name
-    alike = was.translate(str.maketrans("aeoAEO", "\u0430\u0435\u043e\u0410\u0415\u041e"))  # Cyrillic
+    # Cyrillic look-alikes: every bot name (personas.NAMES; which one the room picks is random)
+    # has one of these letters
+    alike = was.translate(str.maketrans("aeoiscpAEOISCP", "\u0430\u0435\u043e\u0456\u0455\u0441\u0440"
+                                        "\u0410\u0415\u041e\u0406\u0405\u0421\u0420"))
     assert alike != was
     _, _, _, events = lobby.join(loaded, alike)
     assert [e.data["was"] for e in events if e.kind == "bot_renamed"] == [was]
