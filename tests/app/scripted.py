@@ -36,6 +36,7 @@ class Player:
         self.code = code
         self.token = token
         self.client: Client | None = None
+        self.earlier: list[dict[str, Any]] = []  # what the sockets before this one received
         self.acked: list[str] = []  # ids of game actions answered with ack
         self.reconnects = 0
         self.resent = 0
@@ -45,6 +46,11 @@ class Player:
     def view(self) -> dict[str, Any]:
         assert self.client is not None
         return self.client.view
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message this player's sockets received, the ones before a reconnect first."""
+        return self.earlier + (self.client.messages if self.client is not None else [])
 
     @property
     def version(self) -> int:
@@ -63,10 +69,13 @@ class Player:
         while True:
             for candidate in [server] if server is not None else self.live_servers():
                 try:
-                    self.client = await Client(candidate, self.code, self.token).connect()
-                    return
+                    client = await Client(candidate, self.code, self.token).connect()
                 except (OSError, TimeoutError, websockets.WebSocketException):
                     continue
+                if self.client is not None:
+                    self.earlier.extend(self.client.messages)
+                self.client = client
+                return
             if loop.time() > deadline:
                 raise TimeoutError(f"no server took the hello of {self.token[:4]}...")
             await asyncio.sleep(RETRY_S)

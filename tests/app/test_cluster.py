@@ -82,7 +82,9 @@ def no_other_hand(players: list[Player]) -> None:
     for p in players:
         assert p.client is not None
         assert all(isinstance(seat["cards"], int) for seat in p.view["players"])
-        others = [e for m in p.client.messages if m["type"] == "patch" for e in m["events"]
+        # every socket's messages: a player who reconnected after the failover saw the draws
+        # before it on the socket that died
+        others = [e for m in p.messages if m["type"] == "patch" for e in m["events"]
                   if e.get("kind") in ("drew", "took_stack") and e.get("player") != p.client.you]
         assert others, "no other seat drew: nothing was checked"
         assert not [e for e in others if "cards" in e], others
