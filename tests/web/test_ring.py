@@ -32,7 +32,7 @@ BOXES_JS = """() => {
     piles: box(center), hand: box(document.querySelector('.hand')),
     vw: document.documentElement.clientWidth, vh: innerHeight,
     docWidth: document.scrollingElement.scrollWidth,
-    arrows: document.querySelector('.ring-arrows .ring-arrows')?.dataset.direction ?? null,
+    arrows: document.querySelector('.ring-dir .ring-arrows')?.dataset.direction ?? null,
   };
 }"""
 
@@ -96,7 +96,7 @@ def test_the_arrows_flip_on_a_reverse_and_the_stack_target_is_marked(pages, web_
     seat_browser(page, web_server, made["code"], made)
     page.get_by_role("button", name="Start the game").click()
     expect(page.locator(".table")).to_have_attribute("data-turn", "me")
-    arrows = page.locator(".ring-arrows .ring-arrows")
+    arrows = page.locator(".ring-dir .ring-arrows")
     expect(arrows).to_have_attribute("data-direction", "1")
     expect(page.locator(".opp .badge-dealer")).to_have_count(1)  # the dealer: the last seat
     card = page.locator(".hand-card.playable[data-card='r-reverse']")
@@ -106,3 +106,17 @@ def test_the_arrows_flip_on_a_reverse_and_the_stack_target_is_marked(pages, web_
     else:  # no Reverse dealt to Ann: a Draw 2 aims a stack at the next seat instead
         page.locator(".hand-card.playable[data-card='r-draw2']").first.click()
         expect(page.locator(f".opp.target[data-player='{bob['player_id']}']")).to_have_count(1)
+
+
+@pytest.mark.parametrize("viewport", [{"width": 844, "height": 390}, {"width": 768, "height": 1024},
+                                      {"width": 980, "height": 700}, {"width": 601, "height": 900}],
+                         ids=["phone-landscape", "tablet", "980", "601"])
+def test_no_width_between_phone_and_desktop_scrolls_sideways(pages, web_server, viewport):
+    """The oval's arrows stayed inside the ring at 390 and 1280 px but reached past the window's
+    right edge at every width from 600 to 980 px (a landscape phone, a tablet)."""
+    page, _ = table_of(pages, web_server, viewport, 6)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    got = page.evaluate(BOXES_JS)
+    assert got["docWidth"] <= got["vw"], (viewport, got["docWidth"], got["vw"])
+    for b in [*got["seats"], got["piles"], got["hand"]]:
+        assert b["left"] >= 0 and b["right"] <= got["vw"], (viewport, b)

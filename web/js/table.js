@@ -39,7 +39,7 @@ function build(stage) {
   const seats = { left: h("ul.seats.seats-left", { "aria-label": t("table.opponents") }),
     top: h("ul.seats.seats-top", { "aria-label": t("table.opponents") }),
     right: h("ul.seats.seats-right", { "aria-label": t("table.opponents") }) };
-  const arrows = h("div.ring-arrows", { "aria-hidden": "true" });
+  const arrows = h("div.ring-dir", { "aria-hidden": "true" });
   const opponents = h("div.opponents.ring", arrows, seats.top, seats.left, center, seats.right);
   const stackBar = h("div.stackbar", { hidden: true });
   const reveal = h("div.reveal", { hidden: true, "aria-hidden": "true" });
