@@ -120,3 +120,31 @@ def test_no_width_between_phone_and_desktop_scrolls_sideways(pages, web_server, 
     assert got["docWidth"] <= got["vw"], (viewport, got["docWidth"], got["vw"])
     for b in [*got["seats"], got["piles"], got["hand"]]:
         assert b["left"] >= 0 and b["right"] <= got["vw"], (viewport, b)
+
+
+SHOWN_JS = """() => {
+  const bar = document.querySelector('.topbar').getBoundingClientRect().bottom;
+  const r = (sel) => document.querySelector(sel).getBoundingClientRect();
+  const piles = r('.center .piles'), hand = r('.hand'), card = r('.hand .hand-card');
+  return {bar, h: document.documentElement.clientHeight, y: scrollY,
+          piles: [piles.top, piles.bottom], hand: [hand.top, hand.bottom], card: [card.top, card.bottom]};
+}"""
+
+
+@pytest.mark.parametrize(("viewport", "seats"), [(PHONE, 10), ({"width": 844, "height": 390}, 6)],
+                         ids=["phone-10", "phone-landscape-6"])
+def test_the_turn_scrolls_to_the_hand_and_keeps_the_pile_clear_of_the_top_bar(pages, web_server, artifacts,
+                                                                             viewport, seats):
+    """The page scrolled the player's box to the screen's end: ten seats on a phone put the rows
+    above under the sticky top bar, and a phone on its side showed the hand without the pile."""
+    page, _ = table_of(pages, web_server, viewport, seats)
+    expect(page.locator(".table")).to_have_attribute("data-turn", "me")
+    page.wait_for_function("() => scrollY > 0")  # it scrolled: the turn came at the deal
+    page.wait_for_function("""() => new Promise((done) => { let y = -1;
+      const still = () => (y === scrollY ? done(true) : (y = scrollY, setTimeout(still, 150))); still(); })""")
+    got = page.evaluate(SHOWN_JS)
+    page.screenshot(path=str(artifacts / f"turn-scroll-{seats}-{viewport['width']}.png"))
+    assert got["bar"] <= got["piles"][0] and got["piles"][1] <= got["h"], got   # the pile shows
+    assert got["bar"] <= got["card"][0] and got["card"][1] <= got["h"], got     # a hand card shows
+    if viewport is PHONE:
+        assert got["hand"][1] <= got["h"], got                                  # the whole hand

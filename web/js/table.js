@@ -177,17 +177,24 @@ export function tick() {
   if (dlgTimer) dlgTimer.textContent = t("dlg.choice.timer", { s: secondsLeft(Number(dlgTimer.dataset.deadline)) });
 }
 
-/** The player's turn came: when the hand (and the buttons above it) is not on screen (ten seats on
- * a phone fill it with opponents), the page scrolls to it. */
+/** The player's turn came: the page scrolls, as little as it can, so the player's own box shows
+ * to its end (ten seats on a phone fill the screen with opponents), but never so far that the
+ * piles go under the sticky top bar: on a short screen (a phone on its side) the pile and the
+ * hand's first cards show, not the hand alone without the card to play on. */
 export function bringHandIntoView() {
   if (!T || !T.root.isConnected) return;
-  const box = T.hand.closest(".me");
-  const r = box.getBoundingClientRect();
+  const bar = document.querySelector(".topbar");
+  const top = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
   const h = document.documentElement.clientHeight;
+  const box = T.hand.closest(".me").getBoundingClientRect();
   const hand = T.hand.getBoundingClientRect();
-  if (hand.top >= 0 && hand.bottom <= h && r.top >= 0) return;
-  const el = r.height <= h ? box : T.hand;
-  el.scrollIntoView({ block: r.height <= h ? "end" : "start", behavior: reducedMotion() ? "auto" : "smooth" });
+  const piles = T.root.querySelector(".center .piles")?.getBoundingClientRect();
+  const pilesShow = !piles || (piles.top >= top && piles.bottom <= h);
+  if (hand.top >= top && hand.bottom <= h && pilesShow) return;
+  let by = box.bottom - h;
+  if (piles) by = Math.min(by, piles.top - top - 8);
+  if (Math.abs(by) < 1) return;
+  window.scrollBy({ top: by, behavior: reducedMotion() ? "auto" : "smooth" });
 }
 
 export function announceTurn() {
