@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .test_flows import seat_browser
+from .test_motion import SocketPlayer
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -141,10 +142,34 @@ def test_the_turn_scrolls_to_the_hand_and_keeps_the_pile_clear_of_the_top_bar(pa
     expect(page.locator(".table")).to_have_attribute("data-turn", "me")
     page.wait_for_function("() => scrollY > 0")  # it scrolled: the turn came at the deal
     page.wait_for_function("""() => new Promise((done) => { let y = -1;
-      const still = () => (y === scrollY ? done(true) : (y = scrollY, setTimeout(still, 150))); still(); })""")
+      const still = () => (y === scrollY ? done(true) : (y = scrollY, setTimeout(still, 150)));
+      still(); })""")
     got = page.evaluate(SHOWN_JS)
     page.screenshot(path=str(artifacts / f"turn-scroll-{seats}-{viewport['width']}.png"))
     assert got["bar"] <= got["piles"][0] and got["piles"][1] <= got["h"], got   # the pile shows
     assert got["bar"] <= got["card"][0] and got["card"][1] <= got["h"], got     # a hand card shows
     if viewport is PHONE:
         assert got["hand"][1] <= got["h"], got                                  # the whole hand
+
+
+def test_the_dealer_is_marked_on_a_phone_and_on_the_players_own_seat(pages, web_server):
+    """The dealer's badge was hidden with the other badges on a phone, and the player's own seat
+    never showed it."""
+    made = web_server.create("Bob", rules={"turn_timer_s": 0})
+    ann = web_server.join(made["code"], "Ann")  # the last seat: the first round's dealer
+    page = pages.new(phone=True, viewport=PHONE)
+    seat_browser(page, web_server, made["code"], ann)
+    bob = SocketPlayer(web_server, made["code"], made["token"])
+    assert bob.send({"type": "start"})["type"] == "ack"
+    expect(page.locator(".mine .badge-dealer")).to_be_visible()
+    expect(page.locator(".opp .badge-dealer")).to_have_count(0)
+    bob.close()
+
+    made = web_server.create("Ann", rules={"turn_timer_s": 0})
+    for name in NAMES[:3]:
+        web_server.join(made["code"], name)
+    page = pages.new(phone=True, viewport=PHONE)
+    seat_browser(page, web_server, made["code"], made)
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator(".opp .badge-dealer")).to_be_visible()
+    expect(page.locator(".mine .badge-dealer")).to_have_count(0)

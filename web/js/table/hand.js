@@ -142,13 +142,15 @@ export function renderMine(v) {
   const limit = v.room.rules.mercy_limit;
   const n = meP.cards;
   // built again only when what it shows changed (not on every patch)
-  const sig = [meP.name, meP.hue, v.room.rules.scoring ? meP.score : null, n, limit, !!meP.eliminated].join("|");
+  const dealer = v.game?.dealer === meP.id;
+  const sig = [meP.name, meP.hue, v.room.rules.scoring ? meP.score : null, n, limit, !!meP.eliminated, dealer].join("|");
   if (T.mineSig === sig && T.mine.firstChild) return;
   T.mineSig = sig;
   const pct = Math.min(100, Math.round((n / limit) * 100));
   replace(T.mine,
     avatar(meP),
     h("span.mine-name", meP.name),
+    dealer ? h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")) : null,
     v.room.rules.scoring ? h("span.badge.badge-score", t("table.score", { n: meP.score })) : null,
     h("span.meter.mine-meter", { class: pct >= 80 ? "danger" : pct >= 56 ? "warn" : "", role: "meter", "aria-valuemin": "0",
       "aria-valuenow": String(n), "aria-valuemax": String(limit), "aria-label": t("table.mercy", { n, max: limit }),
