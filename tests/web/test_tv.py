@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from .test_csp import RECORD_VIOLATIONS, violations
 from .test_flows import play_a_match, seat_browser
 from .test_game import play_until_over
+from .test_motion import SocketPlayer
 from .ui import add_bot
 
 QUICK = {"hand_size": 3, "turn_timer_s": 0}
@@ -124,3 +125,45 @@ def test_the_tv_keeps_the_nights_matches_won_past_the_match(pages, web_server, a
     tv.reload()  # and from the record alone, as a screen that comes back
     expect(tv.locator(f'.tv-scores li[data-player="{won_by}"] .tv-won')).to_have_text("★ 1")
     tv.screenshot(path=str(artifacts / "tv-night.png"))
+
+
+LONG_LINE = """() => {
+  const face = document.querySelector('.tv-latest .log-cards .card');
+  const li = document.createElement('li');
+  li.className = 'bad';
+  const cards = document.createElement('span');
+  cards.className = 'log-cards';
+  for (let i = 0; i < 12; i++) cards.append(face.cloneNode(true));
+  const text = document.createElement('span');
+  text.className = 'log-text';
+  text.textContent = 'Roulette: Pip dug for Red and got 12: Wild Draw 6, Blue 3, Blue Skip Everyone, '
+    + 'Green Discard All, Green 3, Wild Colour Roulette, Green 9, Wild Draw 4, Yellow 2, Blue 4, Red 1.';
+  li.append(cards, text);
+  for (let i = 0; i < 3; i++) document.querySelector('.tv-latest').append(li.cloneNode(true));
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, width: r.width}; };
+  const at = (sel) => box(document.querySelector(sel).closest('.tv-box, .tv-join'));
+  const lines = [...document.querySelectorAll('.tv-latest li')];
+  return {latest: at('.tv-latest'), scores: at('.tv-scores'),
+          join: at('.tv-join'), text: box(lines.at(-1).querySelector('.log-text')), last: box(lines.at(-1))};
+}"""
+
+
+def test_a_roulettes_long_line_stays_in_the_tvs_latest_box(pages, web_server, artifacts):
+    """A roulette that turned up a dozen cards wrapped its words into a column one word wide, which
+    ran down over the scores and the QR code: the line now takes the box's width under its cards,
+    and the box gives up its oldest lines rather than its neighbours' room."""
+    made = web_server.create("Ann", rules={"turn_timer_s": 0})
+    web_server.join(made["code"], "Bob")
+    ann = SocketPlayer(web_server, made["code"], made["token"])
+    assert ann.send({"type": "start"})["type"] == "ack"
+    tv = pages.new(viewport={"width": 1920, "height": 1080})
+    tv.goto(f"/tv/{made['code']}")
+    expect(tv.locator(".tv-latest .log-cards .card").first).to_be_visible()
+    got = tv.evaluate(LONG_LINE)
+    tv.screenshot(path=str(artifacts / "tv-long-roulette-line.png"))
+    ann.close()
+    assert got["latest"]["bottom"] <= got["scores"]["top"], got
+    assert got["scores"]["bottom"] <= got["join"]["top"], got
+    assert got["text"]["width"] >= got["last"]["width"] * 0.6, got   # not a column one word wide
+    assert got["last"]["bottom"] <= got["latest"]["bottom"] + 0.5, got  # the newest line shows

@@ -70,7 +70,7 @@ function build(root) {
   const qr = h("img.tv-qr", { alt: t("lobby.qrAlt"), width: 180, height: 180, decoding: "async" });
   const joinUrl = h("code.tv-url");
   const join = h("section.tv-join", h("h2.tv-h", t("tv.join")), qr, h("p.tv-code", V.code), joinUrl);
-  const side = h("aside.tv-side", turn, stack, h("section.tv-box", h("h2.tv-h", t("tv.latest")), latest),
+  const side = h("aside.tv-side", turn, stack, h("section.tv-box.tv-latest-box", h("h2.tv-h", t("tv.latest")), latest),
     h("section.tv-box", scoresH, scores, legend), join);
   replace(root, h("div.tv-grid", ring, side));
   V.refs = { root, lang: lang(), seats, chips: new Map(), arrows, center, turn, stack, latest, scores, scoresH, legend, qr, joinUrl, dir: null, centerKey: null };
