@@ -211,3 +211,38 @@ def test_a_busy_turn_has_no_long_task_on_a_mid_phone(pages, web_server, artifact
     long_tasks = ann.evaluate("() => window.__long")
     (artifacts / "busy-turn-long-tasks.json").write_text(json.dumps({"long_tasks": long_tasks, **phone}))
     assert all(d <= 50 for d in long_tasks), long_tasks
+
+
+RECORD_COUNTS = """
+window.__counts = [];
+new MutationObserver((records) => {
+  for (const r of records) for (const n of r.addedNodes) {
+    const c = n.classList && n.classList.contains('flying') && n.querySelector('.fly-count');
+    if (c) window.__counts.push(c.textContent + (n.dataset.card ? ' face up' : ''));
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+def test_another_players_draw_flies_face_down_with_its_count(pages, web_server):
+    """Drawn cards fly to another player's seat face down *with the count* (#27): a stack of
+    twenty flew as eight backs, and nothing said how many."""
+    # the only numbers are red, so the first card is: Ann holds a red Draw 2 to play on it
+    deck = {"r-draw2": 40, "r-5": 8, "y-draw2": 1, "g-draw2": 1, "b-draw2": 1}
+    made = web_server.create("Ann", rules={"turn_timer_s": 0, "deck": deck, "hand_size": 5})
+    bob_seat = web_server.join(made["code"], "Bob")
+    ann = pages.new(reduced_motion="no-preference")
+    ann.add_init_script(RECORD_COUNTS)
+    seat_browser(ann, web_server, made["code"], made)
+    bob = SocketPlayer(web_server, made["code"], bob_seat["token"])
+    ann.get_by_role("button", name="Start the game").click()
+    expect(ann.locator(".table")).to_have_attribute("data-turn", "me")
+    ann.evaluate("() => { window.__counts = []; }")
+    version = ann.evaluate("() => Number(document.body.dataset.version)")
+    ann.locator(".hand-card.playable[data-card='r-draw2']").first.click()
+    ann.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
+    total = ann.locator(".stackbar .stack-total").inner_text()  # +2 (+4 on a Draw 2 turned up first)
+    assert bob.send({"type": "draw"})["type"] == "ack"   # Bob takes the stack
+    ann.wait_for_function("() => window.__counts.length > 0")
+    assert ann.evaluate("() => window.__counts") == [total]  # once, on a card flying face down
+    bob.close()

@@ -48,7 +48,7 @@ export function applyFx(fx, at = measureFx(fx)) {
   let ownDraw = false;
   for (const ev of fx.draws || []) {
     if (ev.player === S.you) ownDraw = true;
-    else travel(pile, seatRect(ev.player), { n: ev.count || 1, stagger: ev.kind === "took_stack" ? 40 : 80 });
+    else travel(pile, seatRect(ev.player), { n: ev.count || 1, stagger: ev.kind === "took_stack" ? 40 : 80, counted: true });
   }
   if (fx.roulette && fx.roulette.player !== S.you) {
     travel(pile, seatRect(fx.roulette.player), { n: (fx.roulette.cards || []).length, codes: fx.roulette.cards, stagger: 140 });

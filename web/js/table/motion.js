@@ -42,9 +42,11 @@ export function arrive(el, from, { duration = 380, delay = 0, scale = 0.6, turn 
 
 /**
  * `n` stand-in cards (faces of `codes`, else backs) travel from one rect to another, one after
- * the other (`stagger` ms apart), and vanish. Nothing with reduced motion.
+ * the other (`stagger` ms apart), and vanish. Nothing with reduced motion. At most eight fly:
+ * `counted` puts "+n" on the last of them (another player's draw: the cards stay face down,
+ * the count is what the table may know).
  */
-export function travel(from, to, { n = 1, codes = null, stagger = 70, duration = 420 } = {}) {
+export function travel(from, to, { n = 1, codes = null, stagger = 70, duration = 420, counted = false } = {}) {
   if (!from || !to || reducedMotion()) return;
   const box = layer();
   const a = mid(from);
@@ -54,6 +56,7 @@ export function travel(from, to, { n = 1, codes = null, stagger = 70, duration =
     while (box.childElementCount >= MAX_FLYING) box.firstElementChild.remove();
     const el = codes?.[i] ? cardFace(codes[i], { size: "sm" }) : cardBack({ size: "sm" });
     el.classList.add("flying");
+    if (counted && n > 1 && i === count - 1) el.append(h("span.fly-count", `+${n}`));
     el.style.left = `${Math.round(a.x)}px`;
     el.style.top = `${Math.round(a.y)}px`;
     box.append(el);
