@@ -34,8 +34,8 @@ function build(stage) {
     h("div.piles", h("div.pile", pileBtn), h("div.pile.discard-pile", discard)),
     h("div.tableinfo", colorChip, dirEl));
   // the seats around the table (table/opponents.js): on a wide screen a ring, from the player's
-  // left over the top to their right, with the piles in the middle; on a phone an arc of rows
-  // above them. The direction of play is drawn along the oval behind.
+  // left over the top to their right, with the piles in the middle; on a phone one row across
+  // the top and the others beside the piles. The direction of play is drawn along the oval behind.
   const seats = { left: h("ul.seats.seats-left", { "aria-label": t("table.opponents") }),
     top: h("ul.seats.seats-top", { "aria-label": t("table.opponents") }),
     right: h("ul.seats.seats-right", { "aria-label": t("table.opponents") }) };

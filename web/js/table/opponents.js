@@ -8,7 +8,8 @@ import { directionArrows } from "../ring.js";
 import { onCatch } from "./actions.js";
 import { T } from "./state.js";
 
-/** On a phone the seats make an arc of rows over the piles rather than a ring around them. */
+/** A phone's ring: one row of up to three across the top, the others in narrow columns beside
+ * the piles (ring.css). */
 export const RING_ARC = "(max-width: 600px)";
 matchMedia(RING_ARC).addEventListener("change", () => S.rerender?.());
 
@@ -68,6 +69,9 @@ function drawChip(c, p, v, level, stackOn) {
   if (c.badgeSig !== badgeSig) {
     c.badgeSig = badgeSig;
     drawBadges(c, p, v, level);
+    // a phone's chip has no room for the word beside the level: the dealer's avatar wears its initial
+    if (g?.dealer === p.id) c.av.dataset.dealer = t("table.dealer").slice(0, 1);
+    else delete c.av.dataset.dealer;
   }
   c.dot.className = `dot ${p.connected ? "on" : "off"}`;
   setAttr(c.dot, "aria-label", t(p.connected ? "online" : "table.disconnected"));
@@ -174,16 +178,19 @@ export function renderOpponents(v) {
   }
 }
 
-/** How many opponents sit on each side of the piles (the rest across the top): none on a phone. */
+/** How many opponents sit on each side of the piles (the rest across the top). On a phone the
+ * top holds one row of up to three, the sides the rest, so play still goes round: up the left,
+ * across the top, down the right. */
 export function ringSides(n) {
-  if (media(RING_ARC).matches || n <= 2) return 0;
+  if (media(RING_ARC).matches) return n <= 3 ? 0 : Math.ceil((n - 3) / 2);
+  if (n <= 2) return 0;
   return n <= 6 ? 1 : 2;
 }
 
 /** The top row bends like the far side of an oval: its outer seats sit a little lower. */
 function arc(ul) {
   const chips = [...ul.children];
-  const rows = media(RING_ARC).matches && chips.length > 3; // a phone's rows: no bend
+  const rows = media(RING_ARC).matches && chips.length > 3; // (a phone's top row holds three)
   const mid = (chips.length - 1) / 2;
   chips.forEach((li, i) => {
     const d = mid && !rows ? Math.abs(i - mid) / mid : 0;
