@@ -2,7 +2,7 @@
 
 export const nl = {
   "help.label": "Wat deze kaart doet",
-  "help.hint": "Houd een kaart vast, wijs hem aan of druk er ? op om te zien wat hij doet.",
+  "help.hint": "Houd een kaart vast, wijs hem aan, of kies hem en druk op ? om te zien wat hij doet.",
   "help.plays.number": "Past op {color} of op elke {n}.",
   "help.plays.action": "Past op {color} of op een andere {kind}.",
   "help.plays.wild": "Past op elke kaart.",
@@ -17,9 +17,9 @@ export const nl = {
   "help.discard": "Je legt ook al je andere kaarten in het {color} af; die doen niets.",
   "help.discard.top": "De Alles weg blijft bovenop.",
   "help.discard.choose": "Jij kiest welke van de afgelegde kaarten bovenop komt.",
-  "help.draw": "De volgende speler pakt {n}; {stack}.",
-  "help.wilddraw": "Je kiest een kleur en de volgende speler pakt {n}; {stack}.",
-  "help.reverse4": "Draait de richting om, je kiest een kleur en de volgende speler in de nieuwe richting pakt 4; {stack}.",
+  "help.draw": "De volgende speler trekt {n}; {stack}.",
+  "help.wilddraw": "Je kiest een kleur en de volgende speler trekt {n}; {stack}.",
+  "help.reverse4": "Draait de richting om, je kiest een kleur en de volgende speler in de nieuwe richting trekt 4; {stack}.",
   "help.reverse4.self": "Met twee spelers over komt de +4 bij jou terug: stapel erop om hem door te geven.",
   "help.reverse4.opponent": "Met twee spelers over gaat de +4 naar je tegenstander.",
   "help.stack.ladder": "alleen te stapelen met een trekkaart van {n} of meer (elke kleur)",
@@ -32,8 +32,8 @@ export const nl = {
   "help.roulette.nostack": "Hij heeft geen trekwaarde: hij kan niet op een stapel.",
   "help.wild": "Je kiest de kleur die volgt.",
   "help.last": "Als laatste kaart wint hij meteen de ronde; zijn effect telt dan niet.",
-  "help.points": "Over in een hand aan het eind: {n} punten voor de winnaar.",
-  "help.points.one": "Over in een hand aan het eind: {n} punt voor de winnaar.",
+  "help.points": "Houdt iemand hem aan het eind nog in de hand, dan krijgt de winnaar er {n} punten voor.",
+  "help.points.one": "Houdt iemand hem aan het eind nog in de hand, dan krijgt de winnaar er {n} punt voor.",
 
   "howto.open": "Zo speel je",
   "howto.title": "Zo speel je No Mercy",
