@@ -175,3 +175,23 @@ def test_the_dealer_is_marked_on_a_phone_and_on_the_players_own_seat(pages, web_
     expect(dealer).to_have_attribute("data-dealer", "D")
     assert dealer.evaluate("(el) => getComputedStyle(el, '::after').display") == "grid"
     expect(page.locator(".mine .badge-dealer")).to_have_count(0)
+
+
+@pytest.mark.parametrize("seats", [6, 10])
+def test_a_roulettes_strip_on_a_phone_keeps_to_the_piles_column(pages, web_server, artifacts, seats):
+    """With seats beside the piles the strip spanned the table's width at the piles' height and
+    hid the side seats' names and counts (often the player receiving the cards)."""
+    page, _ = table_of(pages, web_server, PHONE, seats)
+    page.evaluate("""async () => {
+      const m = await import('/js/table/effects.js');
+      m.applyFx({roulette: {player: 'x', color: 'red',
+        cards: ['b-1', 'g-2', 'y-3', 'b-4', 'g-5', 'y-6', 'b-7', 'g-8', 'y-9', 'b-1', 'g-2', 'r-5']}});
+    }""")
+    expect(page.locator(".table .reveal")).to_be_visible()
+    got = page.evaluate("""() => { const box = (el) => { const r = el.getBoundingClientRect();
+        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+      return {reveal: box(document.querySelector('.reveal')),
+              seats: [...document.querySelectorAll('.opponents .opp')].map(box)}; }""")
+    page.screenshot(path=str(artifacts / f"roulette-strip-phone-{seats}.png"))
+    for seat in got["seats"]:
+        assert not overlap(got["reveal"], seat), (got["reveal"], seat)

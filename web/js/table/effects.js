@@ -98,10 +98,16 @@ function showRoulette(ev) {
   // place is read before the cards are added, while the page's layout is still clean
   const phone = media("(max-width: 600px)").matches;
   const center = phone ? T.discard.closest(".center") : null;
+  const box = center?.getBoundingClientRect();
+  const table = T.root.getBoundingClientRect();
   const place = center && {
-    // the piles sit inside the seats' ring: measured from the table's own top
-    top: center.getBoundingClientRect().top - T.root.getBoundingClientRect().top - T.root.clientTop,
+    // the piles sit inside the seats' ring: measured from the table's own top (and, with seats
+    // beside the piles, its left: the strip keeps to the piles' column)
+    top: box.top - table.top - T.root.clientTop,
     height: center.offsetHeight,
+    narrow: T.opponents.dataset.sides !== "0",
+    left: box.left - table.left - T.root.clientLeft,
+    width: box.width,
   };
   replace(T.reveal,
     h("p.reveal-title", t("reveal.title", { name: name(ev.player), color: colorName(ev.color), n: cards.length })),
@@ -115,6 +121,11 @@ function showRoulette(ev) {
     T.reveal.classList.add("on-center");
     T.reveal.style.setProperty("--reveal-top", `${Math.round(place.top)}px`);
     T.reveal.style.setProperty("--reveal-h", `${place.height}px`);
+    if (place.narrow) {
+      T.reveal.classList.add("narrow");
+      T.reveal.style.setProperty("--reveal-left", `${Math.round(place.left)}px`);
+      T.reveal.style.setProperty("--reveal-w", `${Math.round(place.width)}px`);
+    }
   }
   T.reveal.hidden = false;
   flipIn([...T.reveal.querySelectorAll(".reveal-cards .card")]); // one by one
