@@ -178,9 +178,9 @@ export function tick() {
 }
 
 /** The player's turn came: the page scrolls, as little as it can, so the player's own box shows
- * to its end (ten seats on a phone fill the screen with opponents), but never so far that the
+ * to its end (ten seats on a phone fill the screen with opponents), but not so far that the
  * piles go under the sticky top bar: on a short screen (a phone on its side) the pile and the
- * hand's first cards show, not the hand alone without the card to play on. */
+ * hand's first cards show together when they fit, and the cards alone when they do not. */
 export function bringHandIntoView() {
   if (!T || !T.root.isConnected) return;
   const bar = document.querySelector(".topbar");
@@ -193,6 +193,9 @@ export function bringHandIntoView() {
   if (hand.top >= top && hand.bottom <= h && pilesShow) return;
   let by = box.bottom - h;
   if (piles) by = Math.min(by, piles.top - top - 8);
+  // the hand's first row shows whatever it costs: with no room for both, the cards to play win
+  const first = T.hand.firstElementChild?.getBoundingClientRect();
+  if (first) by = Math.max(by, first.bottom - h + 4);
   if (Math.abs(by) < 1) return;
   window.scrollBy({ top: by, behavior: reducedMotion() ? "auto" : "smooth" });
 }
