@@ -197,3 +197,22 @@ def test_a_roulettes_strip_on_a_phone_keeps_to_the_piles_column(pages, web_serve
     page.screenshot(path=str(artifacts / f"roulette-strip-phone-{seats}.png"))
     for seat in got["seats"]:
         assert not overlap(got["reveal"], seat), (got["reveal"], seat)
+
+
+def test_the_table_opens_at_its_top_after_the_lobby(pages, web_server):
+    """Start sits at the lobby's foot: the table kept the lobby's scroll, and at 360x780 with seven
+    seats the top row stayed under the sticky bar while another player had the turn."""
+    made = web_server.create("Bob", rules={"turn_timer_s": 0})
+    names = ["Ann", *NAMES[1:6]]
+    seats = [web_server.join(made["code"], name) for name in names]
+    page = pages.new(phone=True, viewport={"width": 360, "height": 780})
+    seat_browser(page, web_server, made["code"], seats[0])  # Ann, the second seat: Bob plays first
+    expect(page.locator(".seatlist .seat")).to_have_count(7)
+    page.evaluate("() => scrollTo(0, document.scrollingElement.scrollHeight)")
+    page.wait_for_function("() => scrollY > 0")
+    bob = SocketPlayer(web_server, made["code"], made["token"])
+    assert bob.send({"type": "start"})["type"] == "ack"
+    expect(page.locator(".table")).to_be_visible()
+    expect(page.locator(".table")).not_to_have_attribute("data-turn", "me")
+    page.wait_for_function("() => scrollY === 0")
+    bob.close()

@@ -82,7 +82,11 @@ function build(stage) {
 
   const overlay = h("div.overlay", { hidden: true });
   const root = h("div.table", opponents, reveal, meBox, overlay);
+  // the table comes after the lobby (Start sits at its foot): it opens at its top, not at the
+  // lobby's scroll, which kept the top row of seats under the sticky bar
+  const fromLobby = !T;
   replace(stage, root);
+  if (fromLobby && window.scrollY) window.scrollTo(0, 0);
   setTable({
     stage, root, lang: lang(), opponents, seats, arrows, arrowsDir: null, chips: new Map(), pileBtn, discard, colorChip, dirEl, stackBar, reveal,
     turnText, turnSecs, turnBar, exposedMe, takeBtn, drawBtn, passBtn, unoBtn, unoFlag, handH, hand, cards: new Map(),
