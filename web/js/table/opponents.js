@@ -64,6 +64,7 @@ function drawChip(c, p, v, level, stackOn) {
   const rules = v.room.rules;
   const limit = rules.mercy_limit;
   setText(c.name, p.name);
+  setAttr(c.name, "title", p.name); // a narrow seat cuts a long name: the whole one on hover
   // each part built again only when what it shows changed (a play changes the count alone)
   const badgeSig = [level, v.room.host === p.id, g?.dealer === p.id, rules.scoring ? p.score : 0].join("|");
   if (c.badgeSig !== badgeSig) {
