@@ -139,7 +139,6 @@ def test_the_turn_scrolls_to_the_hand_and_keeps_the_pile_clear_of_the_top_bar(pa
     above under the sticky top bar, and a phone on its side showed the hand without the pile."""
     page, _ = table_of(pages, web_server, viewport, seats)
     expect(page.locator(".table")).to_have_attribute("data-turn", "me")
-    page.wait_for_function("() => scrollY > 0")  # it scrolled: the turn came at the deal
     page.wait_for_function("""() => new Promise((done) => { let y = -1;
       const still = () => (y === scrollY ? done(true) : (y = scrollY, setTimeout(still, 150)));
       still(); })""")
