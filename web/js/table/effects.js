@@ -99,7 +99,7 @@ function showRoulette(ev) {
   const phone = media("(max-width: 600px)").matches;
   const center = phone ? T.discard.closest(".center") : null;
   const box = center?.getBoundingClientRect();
-  const table = T.root.getBoundingClientRect();
+  const table = center && T.root.getBoundingClientRect();
   const place = center && {
     // the piles sit inside the seats' ring: measured from the table's own top (and, with seats
     // beside the piles, its left: the strip keeps to the piles' column)

@@ -10,8 +10,8 @@ import { T } from "./state.js";
 
 /** A phone's ring: one row of up to three across the top, the others in narrow columns beside
  * the piles (ring.css). */
-export const RING_ARC = "(max-width: 600px)";
-matchMedia(RING_ARC).addEventListener("change", () => S.rerender?.());
+export const PHONE_RING = "(max-width: 600px)";
+matchMedia(PHONE_RING).addEventListener("change", () => S.rerender?.());
 
 function seatOrder(players) {
   const i = players.findIndex((p) => p.id === S.you);
@@ -183,7 +183,7 @@ export function renderOpponents(v) {
  * top holds one row of up to three, the sides the rest, so play still goes round: up the left,
  * across the top, down the right. */
 export function ringSides(n) {
-  if (media(RING_ARC).matches) return n <= 3 ? 0 : Math.ceil((n - 3) / 2);
+  if (media(PHONE_RING).matches) return n <= 3 ? 0 : Math.ceil((n - 3) / 2);
   if (n <= 2) return 0;
   return n <= 6 ? 1 : 2;
 }
@@ -191,10 +191,9 @@ export function ringSides(n) {
 /** The top row bends like the far side of an oval: its outer seats sit a little lower. */
 function arc(ul) {
   const chips = [...ul.children];
-  const rows = media(RING_ARC).matches && chips.length > 3; // (a phone's top row holds three)
   const mid = (chips.length - 1) / 2;
   chips.forEach((li, i) => {
-    const d = mid && !rows ? Math.abs(i - mid) / mid : 0;
+    const d = mid ? Math.abs(i - mid) / mid : 0;
     const lift = `${Math.round(d * d * 14)}px`;
     if (li.style.getPropertyValue("--lift") !== lift) li.style.setProperty("--lift", lift);
   });
