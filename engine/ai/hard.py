@@ -24,7 +24,10 @@ while the cards they played since they last got one would not have been the ``no
 heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
 search when a card may be played and no stack is aimed at the seat. ``gate=z`` replaces the
 ``normal`` move's head start by a paired test: the best candidate is played only if it beats the
-``normal`` move by ``z`` standard errors of their world-by-world difference.
+``normal`` move by ``z`` standard errors of their world-by-world difference. ``clock="cpu"``
+bounds the search by the process's CPU time instead of the wall clock (``time.process_time``):
+the same budget then buys the same worlds on a busy machine, which is how a tournament compares
+searches bounded by time.
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ class HardBot(NormalBot):
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
                  lacks: bool = False, void_color: bool = False, targets: bool = False,
                  model: bool = False, model_tries: int = 8, draws: bool = True,
-                 gate: float = 0.0) -> None:
+                 gate: float = 0.0, clock: str = "wall") -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -107,6 +110,10 @@ class HardBot(NormalBot):
         self.model_tries = model_tries
         self.draws = draws
         self.gate = gate
+        clocks = {"wall": time.perf_counter, "cpu": time.process_time}
+        if clock not in clocks:
+            raise ValueError(f"clock must be one of {', '.join(clocks)}, not {clock!r}")
+        self.clock = clocks[clock]
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -206,7 +213,7 @@ class HardBot(NormalBot):
                 rng: random.Random) -> Action:
         """Mean value per candidate over sampled worlds; the ``normal`` choice gets a small
         head start, so noise alone never talks the search out of a sound move."""
-        clock = time.perf_counter
+        clock = self.clock
         deadline = clock() + self.budget_ms / 1000
         totals = [0.0] * len(candidates)
         values: list[list[float]] = [[] for _ in candidates]  # per world, for ``gate``
@@ -281,7 +288,7 @@ class HardBot(NormalBot):
         candidates (by mean, the ``normal`` choice's head start included) is dropped, and the
         rest are played on more worlds. Survivors have always been played on the same worlds,
         with the same randomness after the move, so their means compare like for like."""
-        clock = time.perf_counter
+        clock = self.clock
         deadline = clock() + self.budget_ms / 1000
         n = len(candidates)
         rounds = max(1, math.ceil(math.log2(n)))
