@@ -155,13 +155,16 @@ OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 
 
 def _check_int(field: str, value: Any) -> int:
+    low, high = _RANGES[field]
+    extra = " (or 0 for off)" if field == "turn_timer_s" else ""
+    if isinstance(value, float) and value.is_integer() and abs(value) > 2**63:
+        # a whole number past 64 bits reaches us as a float: what is wrong with it is its size
+        raise RulesError(field, f"must be between {low} and {high}{extra}")
     if isinstance(value, bool) or not isinstance(value, int):
         raise RulesError(field, "must be an integer")
-    low, high = _RANGES[field]
     if field == "turn_timer_s" and value == 0:
         return 0
     if not low <= value <= high:
-        extra = " (or 0 for off)" if field == "turn_timer_s" else ""
         raise RulesError(field, f"must be between {low} and {high}{extra}")
     return value
 

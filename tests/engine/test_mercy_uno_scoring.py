@@ -614,6 +614,15 @@ def test_bad_option_values_are_refused_naming_the_option(field, value):
     assert rules_error({field: value}).field == field
 
 
+def test_a_whole_number_too_big_for_an_integer_is_told_its_range():
+    """JSON's parsers read an integer of more than 64 bits as a float (1.2e74 for 75 digits): the
+    host typed a whole number, so the message gives the range, not "must be an integer"."""
+    err = rules_error({"target_score": 1.2345678901234568e74})
+    assert (err.field, err.message) == ("target_score", "target_score: must be between 100 and 5000")
+    assert rules_error({"target_score": 250.5}).message == "target_score: must be an integer"
+    assert rules_error({"target_score": 1000.0}).message == "target_score: must be an integer"
+
+
 @pytest.mark.parametrize(("field", "value"), [
     ("draw", "voluntary"), ("draw", "until_playable"), ("draw", "one"),
     ("stacking", "ladder"), ("stacking", "wild_any"), ("stacking", "any"), ("stacking", "off"),
