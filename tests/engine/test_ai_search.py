@@ -269,6 +269,38 @@ def test_an_unknown_leaf_is_refused_by_name():
         HardBot("a", rules, leaf="fited")
 
 
+def test_clock_cpu_bounds_the_search_by_cpu_time_not_the_wall_clock(monkeypatch):
+    """``clock="cpu"`` reads ``time.process_time`` (which a busy machine does not stretch): a CPU
+    clock that runs out stops the search after a few worlds, while the wall clock's budget,
+    far from spent, would have sampled them all; an unknown clock is refused by name."""
+    import engine.ai.hard as hard
+
+    rules = make_rules({"turn_timer_s": 0})
+    for k in range(50):
+        state, events = new_game(["a", "b", "c", "d"], rules, f"clock-{k}")
+        me = state.players[state.turn]
+        view = view_for(state, me)
+        if len(view["game"]["legal"]["play"]) >= 2:
+            break
+    ticks = iter(range(0, 10**6, 10))  # each read of the CPU clock: 10 seconds later
+    monkeypatch.setattr(hard.time, "process_time", lambda: next(ticks))
+    sampled: list[int] = []
+
+    def counting(*args):
+        sampled.append(1)
+        return determinize(*args)
+
+    monkeypatch.setattr(hard, "determinize", counting)
+    for clock, want in (("cpu", range(1, 5)), ("wall", [12])):
+        sampled.clear()
+        bot = HardBot(me, rules, budget_ms=35_000, max_worlds=12, horizon=3, clock=clock)
+        bot.observe([e.to_wire(me) for e in events])
+        bot.decide(view, random.Random(1))
+        assert len(sampled) in want, clock
+    with pytest.raises(ValueError, match="clock must be one of wall, cpu, not 'process'"):
+        HardBot("a", rules, clock="process")
+
+
 def test_tournament_options_are_read_as_numbers_booleans_or_strings():
     from engine.ai.tournament import _literal
 
