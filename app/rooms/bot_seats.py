@@ -23,23 +23,26 @@ from engine.ai.think import Thought
 #: the levels whose move may take longer than a millisecond (a search): a worker makes it
 SEARCHING = frozenset({"hard"})
 
-#: (room, player) -> (round, the bot playing that seat). A bot remembers what its seat saw
-#: this round (engine.ai.Memory); a process that did not see every commit of the round (a
-#: restart, another process's commits) plays on with what it has: the view alone is enough for
-#: a legal move.
-_BOTS: dict[tuple[str, str], tuple[int, str, Bot]] = {}
+#: (room, player) -> (the deal's seed, level, the bot playing that seat). A bot remembers what
+#: its seat saw this round (engine.ai.Memory); a process that did not see every commit of the
+#: round (a restart, another process's commits) plays on with what it has: the view alone is
+#: enough for a legal move.
+_BOTS: dict[tuple[str, str], tuple[str, str, Bot]] = {}
 
 
 def bot_for(loaded: Loaded, player: str, level: str, settings: Settings) -> Bot:
+    """The seat's bot for this deal and level: a new one for each deal (the round number alone
+    comes back as 1 in a new match, whose rules may have changed)."""
     room = loaded.room
     key = (room.code, player)
+    deal = loaded.game.seed if loaded.game is not None else f"round {room.round}"
     cached = _BOTS.get(key)
-    if cached is None or cached[0] != room.round or cached[1] != level:
+    if cached is None or cached[0] != deal or cached[1] != level:
         options = {"budget_ms": settings.bot_inline_budget_ms} if level in SEARCHING else {}
         bot = make_bot(level, player, make_rules(room.rules), **options)
         if len(_BOTS) > 4096:
             _BOTS.clear()
-        _BOTS[key] = cached = (room.round, level, bot)
+        _BOTS[key] = cached = (deal, level, bot)
     return cached[2]
 
 

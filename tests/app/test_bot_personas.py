@@ -12,7 +12,7 @@ import pytest
 from app.core.protocol import BadMessage, parse_message
 from app.core.settings import Settings
 from app.rooms import bot_seats, lobby, personas
-from app.rooms.model import LOBBY, PLAYING, ROUND_OVER, Loaded, Room, Spectator, room_views
+from app.rooms.model import LOBBY, MATCH_OVER, PLAYING, ROUND_OVER, Loaded, Room, Spectator, room_views
 from app.rooms.outcomes import NoChange, Refused
 from engine.ai import EasyBot, HardBot, NormalBot
 
@@ -203,6 +203,28 @@ def test_between_rounds_the_next_rounds_bot_plays_at_the_new_level():
     lobby.set_bot(loaded, host, bot, "hard")
     lobby.start(loaded, host, 3000)
     assert type(bot_seats.bot_for(loaded, bot, loaded.room.seat(bot).bot, settings)) is HardBot
+
+
+def test_a_new_match_gets_new_bots_even_at_the_same_round_number():
+    """A match that ended in its first round, then new rules and a new match: round 1 again, but a
+    new deal, so each bot seat gets a new bot, playing by the new rules with a fresh memory (the
+    old one played Discard All with a top the new rules no longer let it choose)."""
+    loaded, host = _room("YHNUJ")
+    lobby.set_rules(loaded, host, {"discard_all_top": "choose"})
+    lobby.add_bot(loaded, host, "normal")
+    (bot, _, _), = _bots(loaded.room)
+    settings = Settings()
+    lobby.start(loaded, host, 1000)
+    first = bot_seats.bot_for(loaded, bot, "normal", settings)
+    assert first.rules.discard_all_top.value == "choose"
+    assert bot_seats.bot_for(loaded, bot, "normal", settings) is first  # the round's own bot
+    loaded.room.status = MATCH_OVER  # as a round that ended the match
+    lobby.back_to_lobby(loaded, host)
+    lobby.set_rules(loaded, host, {"discard_all_top": "discard_all"})
+    lobby.start(loaded, host, 2000)
+    assert loaded.room.round == 1
+    second = bot_seats.bot_for(loaded, bot, "normal", settings)
+    assert second is not first and second.rules.discard_all_top.value == "discard_all"
 
 
 def test_set_bot_is_a_strict_message():
