@@ -149,7 +149,8 @@ class RoomActor:
                     await services.deadlines.arm(self.code, None)
                 return
             # a repeated id needs no look-up first: the commit script refuses to commit over an
-            # earlier answer (and returns it), and a refusal is stored only if none was
+            # earlier answer (and returns it), and an answer without a commit is stored only if
+            # none was
             now = services.clock.now_ms()
             try:
                 events = intent.run(loaded, now)
@@ -157,8 +158,15 @@ class RoomActor:
                 intent.resolve(ack(intent.msg_id))
                 return
             except NoChange:
+                answer = ack(intent.msg_id)
+                if intent.kind not in commands.READ_STORED:
+                    # an ack with nothing to change is an answer too: kept, so the same id sent
+                    # again never applies after another message changed what it would do
+                    answer, again = await self._kept(intent, answer, loaded.room.version)
+                    if again:
+                        continue
                 self.after_no_change()  # (a sync's welcome before its ack)
-                intent.resolve(ack(intent.msg_id))
+                intent.resolve(answer)
                 if intent.kind in ("tick", "bot_move"):  # early, or fired twice: index what is due
                     self.loaded = None
                     await self._rearm()
@@ -166,20 +174,9 @@ class RoomActor:
             except Refused as refused:
                 answer = error(intent.msg_id, refused.code, refused.message)
                 services.metrics.errors.labels(refused.code).inc()
-                if intent.answer_field:
-                    try:
-                        earlier = await services.store.remember(self.code, intent.answer_field, answer,
-                                                           loaded.room.version)
-                    except Stale:  # judged against a room that has moved on: judge it again
-                        self.loaded = None
-                        continue
-                    except RedisError:
-                        # unchecked, the refusal could contradict an answer already given to this
-                        # id (an ack): the client retries the same id instead
-                        self.loaded = None
-                        intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, retry"))
-                        return
-                    answer = earlier or answer
+                answer, again = await self._kept(intent, answer, loaded.room.version)
+                if again:
+                    continue
                 intent.resolve(answer)
                 return
             except Exception:
@@ -211,6 +208,25 @@ class RoomActor:
             return
         self.loaded = None
         intent.resolve(error(intent.msg_id, Err.UNAVAILABLE, "the room is busy, try again"))
+
+    async def _kept(self, intent: Intent, answer: dict[str, Any],
+                    version: int) -> tuple[dict[str, Any], bool]:
+        """An answer given without a commit (a refusal, an ack that changed nothing), stored
+        under the message's id unless one was already: the answer to give (the earlier one if
+        there was one), and whether the room moved on since ``version`` (judge it again)."""
+        if not intent.answer_field:
+            return answer, False
+        try:
+            earlier = await self.services.store.remember(self.code, intent.answer_field, answer, version)
+        except Stale:
+            self.loaded = None
+            return answer, True
+        except RedisError:
+            # unchecked, the answer could contradict one already given to this id: the client
+            # retries the same id instead
+            self.loaded = None
+            return error(intent.msg_id, Err.UNAVAILABLE, "storage unavailable, retry"), False
+        return earlier or answer, False
 
     async def commit(self, loaded: Loaded, events: list[Event], now: int,
                      answer_field: str = "", answer: dict[str, Any] | None = None,

@@ -259,8 +259,9 @@ class RoomStore:
 
     async def remember(self, code: str, answer_field: str, answer: dict[str, Any],
                        version: int) -> dict[str, Any] | None:
-        """Store a refusal's answer unless one exists; returns the earlier answer if there was one.
-        A refusal judged against ``version`` is only stored while the room is at ``version``
+        """Store an answer given without a commit (a refusal, or an ack that changed nothing)
+        unless one exists; returns the earlier answer if there was one. An answer judged against
+        ``version`` is only stored while the room is at ``version``
         (raises :class:`Stale` otherwise: judge it again against the room as it is)."""
         keys = [self.answers_key(code), self.room_key(code)]
         args = [answer_field, orjson.dumps(answer), self.ttl_ms, str(version)]

@@ -207,6 +207,38 @@ async def test_a_burst_past_the_limit_gets_one_notice_and_the_socket_stays_usabl
 
 # -- the lobby ------------------------------------------------------------------------------------
 
+async def test_an_id_acknowledged_without_a_change_is_never_applied_later(server):
+    """protocol.md: the same id again returns the same answer and never applies the action. A
+    message acknowledged with nothing to change (a bot set to the level it has) is answered
+    too: sent again after another message changed the bot, it changes nothing back."""
+    ann, bob = await seated(server, ["Ann", "Bob"])
+    await ok(ann, {"type": "add_bot", "level": "easy"})
+    await level([ann, bob])
+    bot = next(p["id"] for p in ann.view["players"] if p["bot"])
+
+    def bot_level(c: Client) -> str:
+        return next(p["level"] for p in c.view["players"] if p["id"] == bot)
+
+    await ok(ann, {"type": "set_bot", "player_id": bot, "level": "easy"}, msg_id="same-1")
+    await ok(ann, {"type": "set_bot", "player_id": bot, "level": "hard"}, msg_id="set-2")
+    await level([ann, bob])
+    before = [(c.version, c.view) for c in (ann, bob)]
+    assert bot_level(bob) == "hard"
+    await ok(ann, {"type": "set_bot", "player_id": bot, "level": "easy"}, msg_id="same-1")
+    await quiet(ann, bob)
+    assert [(c.version, c.view) for c in (ann, bob)] == before
+    # the same for the room's lock
+    await ok(ann, {"type": "set_room", "locked": False}, msg_id="same-2")
+    await ok(ann, {"type": "set_room", "locked": True}, msg_id="lock")
+    await level([ann, bob])
+    before = [(c.version, c.view) for c in (ann, bob)]
+    await ok(ann, {"type": "set_room", "locked": False}, msg_id="same-2")
+    await quiet(ann, bob)
+    assert [(c.version, c.view) for c in (ann, bob)] == before
+    for c in (ann, bob):
+        await c.close()
+
+
 async def test_lobby_errors(server):
     ann, bob = await seated(server, ["Ann", "Bob"])
     # only the host runs the lobby
