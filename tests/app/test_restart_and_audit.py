@@ -74,7 +74,9 @@ def quiet(view: dict[str, Any], humans: set[str]) -> bool:
     return actor(view) in humans and not g["pending"] and not g["exposed"]
 
 
-SETTINGS = {"clock_speed": 10, "bot_delay_ms": 3000, "reconnect_grace_ms": 600_000}
+# node_ttl_ms: the killed process is not given up (and its players swept off, a commit) while the
+# clients come back, however slowly a loaded machine starts the process that takes over
+SETTINGS = {"clock_speed": 10, "bot_delay_ms": 3000, "reconnect_grace_ms": 600_000, "node_ttl_ms": 600_000}
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
