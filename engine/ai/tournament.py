@@ -5,8 +5,9 @@ moves round the table game by game), under each preset asked for. Every bot sees
 view and its own copy of the events. Prints the tested seat's win rate with a 95% Wilson
 interval (a random seat wins 25%) and the decision time p50/p99 per level (wall clock, and the
 tested level's CPU time, which a busy machine does not stretch). The ``hard`` bot
-searches for ``--budget-ms`` a decision, so a busy machine makes it weaker; with ``--worlds N``
-it samples exactly N worlds instead, and the win rate is the same on any machine.
+searches for ``--budget-ms`` a decision, so a busy machine makes it weaker (``--set clock=cpu``
+bounds it by CPU time instead, which other processes do not take); with ``--worlds N`` it
+samples exactly N worlds instead, and the win rate is the same on any machine.
 """
 
 from __future__ import annotations
