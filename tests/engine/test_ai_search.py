@@ -269,6 +269,18 @@ def test_an_unknown_leaf_is_refused_by_name():
         HardBot("a", rules, leaf="fited")
 
 
+def _first_turn_with_plays(rules, plays: int, seed: str):
+    """The first deal of seeds ``seed-0``, ``seed-1``, ... whose first player may play at least
+    ``plays`` cards: that player, their view and the deal's events."""
+    for k in range(50):
+        state, events = new_game(["a", "b", "c", "d"], rules, f"{seed}-{k}")
+        me = state.players[state.turn]
+        view = view_for(state, me)
+        if len(view["game"]["legal"]["play"]) >= plays:
+            return me, view, events
+    raise AssertionError(f"no deal of {seed} lets its first player play {plays} cards")
+
+
 def test_clock_cpu_bounds_the_search_by_cpu_time_not_the_wall_clock(monkeypatch):
     """``clock="cpu"`` reads ``time.process_time`` (which a busy machine does not stretch): a CPU
     clock that runs out stops the search after a few worlds, while the wall clock's budget,
@@ -276,12 +288,7 @@ def test_clock_cpu_bounds_the_search_by_cpu_time_not_the_wall_clock(monkeypatch)
     import engine.ai.hard as hard
 
     rules = make_rules({"turn_timer_s": 0})
-    for k in range(50):
-        state, events = new_game(["a", "b", "c", "d"], rules, f"clock-{k}")
-        me = state.players[state.turn]
-        view = view_for(state, me)
-        if len(view["game"]["legal"]["play"]) >= 2:
-            break
+    me, view, events = _first_turn_with_plays(rules, 2, "clock")
     ticks = iter(range(0, 10**6, 10))  # each read of the CPU clock: 10 seconds later
     monkeypatch.setattr(hard.time, "process_time", lambda: next(ticks))
     sampled: list[int] = []
@@ -312,12 +319,7 @@ def test_successive_halving_spends_no_more_rollouts_than_the_flat_search():
     rollouts; the worse half is dropped after each round but the last, and the choice is one of
     the candidates still in."""
     rules = make_rules({"turn_timer_s": 0})
-    for k in range(50):
-        state, events = new_game(["a", "b", "c", "d"], rules, f"halve-{k}")
-        me = state.players[state.turn]
-        view = view_for(state, me)
-        if len(view["game"]["legal"]["play"]) >= 3:
-            break
+    me, view, events = _first_turn_with_plays(rules, 3, "halve")
     bot = HardBot(me, rules, budget_ms=1e9, max_worlds=4, horizon=5, halving=True)
     bot.observe([e.to_wire(me) for e in events])
     bot.memory.sync(view)
