@@ -167,3 +167,35 @@ def test_a_roulettes_long_line_stays_in_the_tvs_latest_box(pages, web_server, ar
     assert got["scores"]["bottom"] <= got["join"]["top"], got
     assert got["text"]["width"] >= got["last"]["width"] * 0.6, got   # not a column one word wide
     assert got["last"]["bottom"] <= got["latest"]["bottom"] + 0.5, got  # the newest line shows
+
+
+HEADS_JS = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  return {heads: [...document.querySelectorAll('.tv-arrows .ring-heads path')].map(box),
+          seats: [...document.querySelectorAll('.tv-seat')].map(box)};
+}"""
+
+
+def test_no_arrowhead_of_the_direction_of_play_hides_behind_a_seat(pages, web_server, artifacts):
+    """Four seats sit at the very angles the four arrowheads were drawn at: each head poked out
+    from behind a seat. The heads now go where no seat covers them."""
+    made = web_server.create("Ann", rules=QUICK)
+    for name in ("Bob", "Cy", "Dee"):
+        web_server.join(made["code"], name)
+    host = pages.new()
+    seat_browser(host, web_server, made["code"], made)
+    tv = pages.new(viewport={"width": 1280, "height": 800})
+    tv.goto(f"/tv/{made['code']}")
+    expect(tv.locator(".tv-seat")).to_have_count(4)
+    host.get_by_role("button", name="Start the game").click()
+    expect(tv.locator(".tv-discard .card")).to_be_visible()
+    tv.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    tv.screenshot(path=str(artifacts / "tv-four-seats.png"))
+    got = tv.evaluate(HEADS_JS)
+    assert len(got["heads"]) >= 2, got
+    for head in got["heads"]:
+        for seat in got["seats"]:
+            clear = min(head["right"], seat["right"]) <= max(head["left"], seat["left"]) \
+                or min(head["bottom"], seat["bottom"]) <= max(head["top"], seat["top"])
+            assert clear, (head, seat)

@@ -56,21 +56,60 @@ export function keepInside(box, els, pad = 4) {
   });
 }
 
+// the oval the direction of play runs along, in its box's viewBox (200 x 100, stretched to the box)
+const OVAL_RX = 92;
+const OVAL_RY = 44;
+/** Where the arrowheads sit on the oval when nothing hides them (degrees, clockwise from the right). */
+export const HEAD_ANGLES = [45, 135, 225, 315];
+
+function headPoint(a) {
+  return { x: 100 + OVAL_RX * Math.cos(a * DEG), y: 50 + OVAL_RY * Math.sin(a * DEG) };
+}
+
 /**
- * The direction of play: the oval with four arrowheads along it, pointing clockwise (1) or
- * counter-clockwise (-1). The arrows are one group, so a reverse turns them round at once.
+ * The angles at which arrowheads show clear of `rects` (seats, piles: client rects, as is `box`,
+ * the arrows' box): every 15° is tried, the usual four first and then those nearest them, and one
+ * is kept if no rect hides it and it is at least 60° from those kept; up to four. A head half
+ * behind a seat read as a glitch, not as the direction of play.
  */
-export function directionArrows(direction) {
-  const rx = 92;
-  const ry = 44;
+export function clearHeadAngles(box, rects) {
+  const sx = box.width / 200;
+  const sy = box.height / 100;
+  // half a head (its path reaches 4.5 units from its point, stretched as the box stretches it)
+  const reachX = 4.5 * sx + 3;
+  const reachY = 4.5 * sy + 3;
+  const gap = (a, b) => Math.min(Math.abs(a - b), 360 - Math.abs(a - b));
+  const tries = [];
+  for (let a = 0; a < 360; a += 15) tries.push(a);
+  tries.sort((a, b) => Math.min(...HEAD_ANGLES.map((u) => gap(a, u))) - Math.min(...HEAD_ANGLES.map((u) => gap(b, u))) || a - b);
+  const kept = [];
+  for (const a of tries) {
+    if (kept.length === 4) break;
+    if (kept.some((k) => gap(a, k) < 60)) continue;
+    const p = headPoint(a);
+    const x = box.left + (p.x / 200) * box.width;
+    const y = box.top + (p.y / 100) * box.height;
+    const hidden = rects.some((r) => r.width > 0 && x > r.left - reachX && x < r.right + reachX
+      && y > r.top - reachY && y < r.bottom + reachY);
+    if (!hidden) kept.push(a);
+  }
+  return kept.sort((a, b) => a - b);
+}
+
+/**
+ * The direction of play: the oval with arrowheads along it (at `angles`), pointing clockwise (1)
+ * or counter-clockwise (-1). The arrows are one group, so a reverse turns them round at once.
+ */
+export function directionArrows(direction, angles = HEAD_ANGLES) {
+  const rx = OVAL_RX;
+  const ry = OVAL_RY;
   const heads = [];
-  for (const a of [45, 135, 225, 315]) {
-    const x = 100 + rx * Math.cos(a * DEG);
-    const y = 50 + ry * Math.sin(a * DEG);
+  for (const a of angles) {
+    const { x, y } = headPoint(a);
     // the tangent of a growing angle: clockwise on screen
     let turn = Math.atan2(ry * Math.cos(a * DEG), -rx * Math.sin(a * DEG)) / DEG;
     if (direction < 0) turn += 180;
-    heads.push(`<path d="M-3.5,-4.5 L3.5,0 L-3.5,4.5" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) rotate(${turn.toFixed(1)})"/>`);
+    heads.push(`<path data-angle="${a}" d="M-3.5,-4.5 L3.5,0 L-3.5,4.5" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) rotate(${turn.toFixed(1)})"/>`);
   }
   const markup = `<svg viewBox="0 0 200 100" preserveAspectRatio="none">`
     + `<ellipse cx="100" cy="50" rx="${rx}" ry="${ry}" fill="none" stroke="currentColor" stroke-width="1.2" stroke-dasharray="3 5" vector-effect="non-scaling-stroke"/>`

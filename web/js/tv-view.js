@@ -7,7 +7,7 @@ import { describe } from "./events.js";
 import { lang, t } from "./i18n.js";
 import { inviteBase, knownBase, qrSrc } from "./invite.js";
 import { avatar } from "./lobby.js";
-import { directionArrows, keepInside, place, seatAngles } from "./ring.js";
+import { clearHeadAngles, directionArrows, keepInside, place, seatAngles } from "./ring.js";
 
 const LINES = 7;
 const V = { code: null, names: new Map(), lines: [], refs: null, view: null, skew: 0, won: new Map() };
@@ -100,6 +100,27 @@ export function renderTv(view, info = {}) {
   renderSeats(view);
   renderCenter(view);
   renderSide(view);
+  cancelAnimationFrame(V.fitFrame);
+  V.fitFrame = requestAnimationFrame(fitArrows);
+}
+
+window.addEventListener("resize", () => {
+  cancelAnimationFrame(V.fitFrame);
+  V.fitFrame = requestAnimationFrame(fitArrows);
+});
+
+/** The arrowheads where no seat or sign hides them (ring.js), once the frame's layout is done. */
+function fitArrows() {
+  const R = V.refs;
+  if (!R || !R.arrows.isConnected || R.arrows.hidden) return;
+  const box = R.arrows.getBoundingClientRect();
+  if (!box.width || !box.height) return;
+  const rects = [...R.chips.values()].map((c) => c.li.getBoundingClientRect());
+  for (const el of R.center.children) rects.push(el.getBoundingClientRect());
+  const angles = clearHeadAngles(box, rects);
+  if (R.headAngles && R.headAngles.join() === angles.join()) return;
+  R.headAngles = angles;
+  replace(R.arrows, directionArrows(R.dir ?? 1, angles));
 }
 
 function turnOf(g) {
@@ -157,7 +178,7 @@ function renderCenter(view) {
   const dir = g ? g.direction : 1;
   if (R.dir !== dir) {
     const flipped = R.dir !== null && R.arrows.firstElementChild;
-    replace(R.arrows, directionArrows(dir));
+    replace(R.arrows, directionArrows(dir, R.headAngles));
     if (flipped && !matchMedia("(prefers-reduced-motion: reduce)").matches) {
       R.arrows.firstElementChild.animate([{ transform: "scaleX(-1)", opacity: 0.4 }, { transform: "none", opacity: 1 }],
         { duration: 450, easing: "ease-out" });

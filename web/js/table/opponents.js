@@ -4,7 +4,7 @@ import { S, botLevel, legal, media, reducedMotion, secondsLeft } from "../core.j
 import { h, replace, setAttr, setHidden, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
-import { directionArrows } from "../ring.js";
+import { clearHeadAngles, directionArrows } from "../ring.js";
 import { onCatch } from "./actions.js";
 import { T } from "./state.js";
 
@@ -46,6 +46,7 @@ function updateChip(c, p, v) {
   c.li.classList.toggle("out", !!p.eliminated);
   c.li.classList.toggle("offline", !p.connected);
   c.li.classList.toggle("winner", !!(g && g.winner === p.id));
+  c.li.classList.toggle("bot", !!p.bot); // a phone shows no other badge (style.css)
   // the chip's words and badges only when something they show changed: built again on every patch,
   // they were new elements to style and lay out each time
   const level = p.bot ? botLevel(p) : null;
@@ -108,6 +109,7 @@ function drawBadges(c, p, v, level) {
   if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")));
   if (rules.scoring && p.score) badges.push(h("span.badge.badge-score", t("table.score", { n: p.score })));
   replace(c.badges, badges);
+  c.li.classList.toggle("no-badges", !badges.length); // its name may take their line
 }
 
 function timerAndCatch(c, p, v, turn) {
@@ -165,12 +167,22 @@ export function renderOpponents(v) {
     }
   }
   arc(T.seats.top);
+  // style.css: chips keep a line for badges, and a long name may take it, when some seat shows any
+  setAttr(T.opponents, "data-bots", list.some((p) => p.bot) ? "some" : "none");
+  setAttr(T.opponents, "data-badges", [...T.chips.values()].some((c) => !c.li.classList.contains("no-badges")) ? "some" : "none");
+  if (!T.ringFit) {
+    // the ring's boxes lay out after this; a change of their size moves the heads, never a patch
+    T.ringFit = new ResizeObserver(fitArrows);
+    for (const el of [T.opponents, T.seats.top, T.seats.left, T.seats.right, T.opponents.querySelector(".center")]) {
+      T.ringFit.observe(el);
+    }
+  }
   setAttr(T.opponents, "data-count", String(list.length));
   setAttr(T.opponents, "data-sides", String(sides));
   const dir = v.game?.direction ?? 1;
   if (T.arrowsDir !== dir) {
     const flip = T.arrowsDir !== null;
-    replace(T.arrows, directionArrows(dir));
+    replace(T.arrows, directionArrows(dir, T.headAngles));
     T.arrowsDir = dir;
     if (flip && !reducedMotion()) {
       T.arrows.firstElementChild.animate([{ transform: "scaleX(-1)", opacity: 0.3 }, { transform: "none", opacity: 1 }],
@@ -197,4 +209,19 @@ function arc(ul) {
     const lift = `${Math.round(d * d * 14)}px`;
     if (li.style.getPropertyValue("--lift") !== lift) li.style.setProperty("--lift", lift);
   });
+}
+
+/** The arrowheads of the direction of play where no seat, pile or sign hides them (ring.js):
+ * run by a ResizeObserver, after layout, so reading the boxes costs no extra layout. */
+function fitArrows() {
+  if (!T || !T.arrows.isConnected) return;
+  const box = T.arrows.getBoundingClientRect();
+  if (!box.width || !box.height) return;
+  const rects = [...T.chips.values()].map((c) => c.li.getBoundingClientRect());
+  for (const el of T.opponents.querySelector(".center").children) rects.push(el.getBoundingClientRect());
+  const angles = clearHeadAngles(box, rects);
+  const key = angles.join();
+  if (T.headAngles && key === T.headAngles.join()) return;
+  T.headAngles = angles;
+  replace(T.arrows, directionArrows(T.arrowsDir ?? 1, angles));
 }
