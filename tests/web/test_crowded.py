@@ -60,8 +60,8 @@ CHIP_TEXT_JS = """() => [...document.querySelectorAll('.opponents .opp')].flatMa
   const out = [];
   if (name.scrollWidth > name.clientWidth + 0.5) out.push(`${name.textContent}: the name is cut`);
   for (const b of li.querySelectorAll('.badge')) {
-    if (!b.offsetParent) continue;
     const r = b.getBoundingClientRect();
+    if (!b.offsetParent || r.width <= 1) continue;  // not shown (the dealer's: for screen readers only)
     const box = b.parentElement.getBoundingClientRect();
     const gone = r.top >= who.bottom - 0.5;
     const whole = r.top >= who.top - 0.5 && r.bottom <= who.bottom + 0.5 && r.right <= box.right + 0.5

@@ -236,3 +236,36 @@ def test_the_host_sets_a_bots_level_on_the_round_over_panel(pages, web_server, a
     host.get_by_role("button", name="Next round").click()
     chip = guest.locator(f".opp[data-player='{bot_id}']")
     expect(chip.locator(".badge-bot")).to_contain_text("hard")
+
+
+OVER_ROWS_JS = """() => {
+  const row = document.querySelector('.over-panel .score-row .tag').closest('.score-row');
+  const tag = row.querySelector('.tag').getBoundingClientRect();
+  const hit = document.elementFromPoint(tag.left + tag.width / 2, tag.top + tag.height / 2);
+  const mine = document.querySelector('.over-panel .pts-row .tag').closest('.pts-row');
+  const name = mine.querySelector('.pts-name').getBoundingClientRect();
+  const sum = mine.querySelector('.pts-sum').getBoundingClientRect();
+  return {tagShown: !!hit && hit.classList.contains('tag'), sumTop: sum.top, nameBottom: name.bottom};
+}"""
+
+
+def test_a_long_names_you_tag_and_points_stay_whole_at_round_over(pages, web_server, artifacts):
+    """Reported from a friends' night (laptop): the scores list cut "Alexandria Montgomery (you)"
+    to "Alexandria Montgomery (…", and in "How the points were counted" that player's row alone
+    pushed its sum to a line of its own."""
+    made = web_server.create("Ann", rules={"deck": FIVES, "hand_size": 1, "turn_timer_s": 0})
+    code = made["code"]
+    host = pages.new()
+    seat_browser(host, web_server, code, made)
+    long = pages.new(viewport={"width": 1280, "height": 800})
+    join_by_link(long, code, "Alexandria Montgomeryyy")
+    web_server.join(code, "Cy")  # the last seat deals: Ann plays first
+    expect(host.locator(".seatlist .seat")).to_have_count(3)
+    host.get_by_role("button", name="Start the game").click()
+    host.wait_for_selector(".table .hand-card.playable")
+    host.locator(".hand-card.playable").first.click()  # her only card: she wins the round
+    long.wait_for_selector(".over-panel .pts-row .pts-sum")
+    long.screenshot(path=str(artifacts / "over-long-name.png"))
+    got = long.evaluate(OVER_ROWS_JS)
+    assert got["tagShown"], got
+    assert got["sumTop"] < got["nameBottom"], got  # on the name's line

@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 
 from .test_flows import seat_browser
 from .test_motion import SocketPlayer
-from .test_night import LONG
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -228,25 +227,41 @@ def test_the_table_opens_at_its_top_after_the_lobby(pages, web_server):
 
 
 CHIPS_JS = """() => Object.fromEntries([...document.querySelectorAll('.opponents .opp')].map((li) => {
+  const box = (r) => ({left: r.left, top: r.top, right: r.right, bottom: r.bottom});
   const name = li.querySelector('.opp-name');
+  const av = li.querySelector('.avatar');
+  const a = av.getBoundingClientRect();
+  const after = getComputedStyle(av, '::after');
+  const disc = av.dataset.dealer === undefined ? null : box(new DOMRect(a.left + parseFloat(after.left),
+    a.top + parseFloat(after.top), parseFloat(after.width), parseFloat(after.height)));
+  const line = parseFloat(getComputedStyle(name).lineHeight);
+  const words = [...name.querySelectorAll('.w')].map((w) => w.getBoundingClientRect())
+    .map((r) => ({top: r.top, lines: Math.round(r.height / line)}));
+  const badges = [...li.querySelectorAll('.badges .badge')].map((b) => box(b.getBoundingClientRect()))
+    .filter((b) => b.right > b.left + 1);
   return [name.textContent, {height: li.getBoundingClientRect().height, bot: !!li.querySelector('.badge-bot'),
-    dealer: !!li.querySelector('.badge-dealer'), lines: Math.round(
-    name.getBoundingClientRect().height / parseFloat(getComputedStyle(name).lineHeight))}];
+    words, lines: Math.round(name.getBoundingClientRect().height / line), disc,
+    name: box(name.getBoundingClientRect()), badges}];
 }))"""
+
+TWO_WORDS = "Alexandria Montgomery"
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_a_human_seat_is_as_tall_as_a_bot_seat_and_a_long_name_takes_two_lines(pages, web_server, artifacts,
-                                                                               viewport):
+def test_every_seat_is_as_tall_as_a_bot_seat_and_a_long_name_takes_two_lines(pages, web_server, artifacts,
+                                                                             viewport):
     """A bot's chip carries its level on a second line, a human's had none: a human's chip was
     shorter than the bot's beside it (phone and desktop), and a long name was cut to a few letters
-    ("Barth…") though the line below it stood empty."""
+    ("Barth…") though the line below it stood empty. Then, reported from a friends' night: a long
+    name broke inside a word ("Alexa / ndri…"), the dealer's chip stood taller on a desktop (its
+    "Dealer" badge took a second badge line), and on a phone the dealer's disc covered the start of
+    the name and of the level badge."""
     made = web_server.create("Ann", rules={"turn_timer_s": 0})
-    for name in (LONG + "w", "Cy"):
+    for name in (TWO_WORDS, "Cy"):
         web_server.join(made["code"], name)
     page = pages.new(viewport=viewport, phone=viewport is PHONE)
     seat_browser(page, web_server, made["code"], made)
-    for level in ("hard", "easy"):  # two: the last seat deals, and on a desktop "Dealer" is a badge too
+    for level in ("hard", "easy"):  # the last seat deals: a bot, with its level badge
         page.select_option("#bot-level", level)
         page.click("button[data-key=addbot]")
     expect(page.locator(".seatlist .seat")).to_have_count(5)
@@ -254,7 +269,14 @@ def test_a_human_seat_is_as_tall_as_a_bot_seat_and_a_long_name_takes_two_lines(p
     page.wait_for_selector(".table .hand-card")
     page.screenshot(path=str(artifacts / f"ring-names-{'phone' if viewport is PHONE else 'desktop'}.png"))
     chips = page.evaluate(CHIPS_JS)
-    bot = next(v for v in chips.values() if v["bot"] and not v["dealer"])
-    assert abs(chips["Cy"]["height"] - bot["height"]) <= 1, chips
-    assert abs(chips[LONG + "w"]["height"] - bot["height"]) <= 1, chips
-    assert chips[LONG + "w"]["lines"] == 2 and chips["Cy"]["lines"] == 1, chips
+    heights = {name: round(c["height"]) for name, c in chips.items()}
+    assert max(heights.values()) - min(heights.values()) <= 1, heights
+    long = chips[TWO_WORDS]
+    assert long["lines"] == 2 and chips["Cy"]["lines"] == 1, chips
+    # a word to a line, none broken inside
+    assert [w["lines"] for w in long["words"]] == [1, 1], long
+    assert long["words"][0]["top"] < long["words"][1]["top"], long
+    dealer = [c for c in chips.values() if c["disc"]]
+    assert len(dealer) == 1 and dealer[0]["bot"], chips
+    for b in [dealer[0]["name"], *dealer[0]["badges"]]:
+        assert not overlap(dealer[0]["disc"], b), (dealer[0]["disc"], b)

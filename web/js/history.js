@@ -122,7 +122,7 @@ function matchBlock(m, current, several) {
     seats.map((s) => {
       const pct = target ? Math.min(100, Math.round((s.score / target) * 100)) : 0;
       return h("li.score-row", { class: s.id === m.winner ? "win" : "", "data-player": s.id },
-        h("span.sr-name", s.name, s.id === S.you ? h("span.tag", ` (${t("lobby.you")})`) : null),
+        h("span.sr-who", h("span.sr-name", s.name), s.id === S.you ? h("span.tag", ` (${t("lobby.you")})`) : null),
         h("span.sr-bar", { "aria-hidden": "true" }, h("span.fill", { style: { width: `${pct}%` } })),
         h("span.sr-score", `${s.score}`, target ? h("small", ` / ${target}`) : null));
     }));

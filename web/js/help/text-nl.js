@@ -55,7 +55,7 @@ export const nl = {
   "howto.uno.h": "UNO en betrappen",
   "howto.uno": "Heb je nog één kaart, roep dan UNO (met je zet of direct erna). Tot je dat doet, mag elke andere speler je binnen {s} s betrappen: je pakt {n} kaarten.",
   "howto.score.h": "Punten",
-  "howto.score": "De winnaar krijgt de punten van de kaarten in de andere handen (cijfers hun waarde, gekleurde actiekaarten 20, wilde kaarten 50) plus 250 per uitgeschakelde speler. De partij gaat tot {target} punten.",
+  "howto.score": "De winnaar krijgt de punten van de kaarten in de andere handen (cijfers hun waarde, gekleurde actiekaarten 20, wilde kaarten 50) plus 250 per uitgeschakelde speler. De match gaat tot {target} punten.",
   "howto.score.off": "Geen punten: elke ronde staat op zichzelf.",
   "howto.cards.h": "De No Mercy-kaarten",
 };

@@ -375,7 +375,7 @@ export const nl = {
   "pts.noCards": "geen kaarten over",
   "pts.bonus": "+{n} × {k} uitgeschakeld",
   "pts.total": "Punten voor {name}",
-  "pts.matchReason": "{name} haalde {score} punten: de partij gaat tot {target}.",
+  "pts.matchReason": "{name} haalde {score} punten: de match gaat tot {target}.",
   "title.yourTurn": "Jouw beurt — Mercyless",
 
   // -- the big screen (/tv/CODE) and the table's new parts (h-table)

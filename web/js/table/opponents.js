@@ -64,7 +64,13 @@ function drawChip(c, p, v, level, stackOn) {
   const g = v.game;
   const rules = v.room.rules;
   const limit = rules.mercy_limit;
-  setText(c.name, p.name);
+  // word by word: where the chip keeps a second line, a word that does not fit beside the one
+  // before it goes under it, and a word longer than the line is cut with an ellipsis (style.css);
+  // letting the browser break it anywhere read "Alexa / ndri…"
+  if (c.nameShown !== p.name) {
+    c.nameShown = p.name;
+    replace(c.name, p.name.split(/(?<=\s)/).map((word) => h("span.w", word)));
+  }
   setAttr(c.name, "title", p.name); // a narrow seat cuts a long name: the whole one on hover
   // each part built again only when what it shows changed (a play changes the count alone)
   const badgeSig = [level, v.room.host === p.id, g?.dealer === p.id, rules.scoring ? p.score : 0].join("|");
@@ -72,8 +78,13 @@ function drawChip(c, p, v, level, stackOn) {
     c.badgeSig = badgeSig;
     drawBadges(c, p, v, level);
     // a phone's chip has no room for the word beside the level: the dealer's avatar wears its initial
-    if (g?.dealer === p.id) c.av.dataset.dealer = t("table.dealer").slice(0, 1);
-    else delete c.av.dataset.dealer;
+    if (g?.dealer === p.id) {
+      c.av.dataset.dealer = t("table.dealer").slice(0, 1);
+      c.av.title = t("table.dealer");
+    } else {
+      delete c.av.dataset.dealer;
+      c.av.removeAttribute("title");
+    }
   }
   c.dot.className = `dot ${p.connected ? "on" : "off"}`;
   setAttr(c.dot, "aria-label", t(p.connected ? "online" : "table.disconnected"));
@@ -109,7 +120,8 @@ function drawBadges(c, p, v, level) {
   if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")));
   if (rules.scoring && p.score) badges.push(h("span.badge.badge-score", t("table.score", { n: p.score })));
   replace(c.badges, badges);
-  c.li.classList.toggle("no-badges", !badges.length); // its name may take their line
+  // its name may take their line (the dealer's is a disc on the avatar, style.css)
+  c.li.classList.toggle("no-badges", !badges.some((b) => !b.classList.contains("badge-dealer")));
 }
 
 function timerAndCatch(c, p, v, turn) {

@@ -53,7 +53,7 @@ export function renderOverlay(v) {
   const rows = [...v.players].sort((a, b) => b.score - a.score).map((p) => {
     const pct = Math.min(100, Math.round((p.score / target) * 100));
     return h("li.score-row", { class: `${p.id === g.winner ? "win" : ""}${p.eliminated ? " out" : ""}`, "data-player": p.id },
-      h("span.sr-name", p.name, p.id === S.you ? h("span.tag", ` (${t("lobby.you")})`) : null),
+      h("span.sr-who", h("span.sr-name", p.name), p.id === S.you ? h("span.tag", ` (${t("lobby.you")})`) : null),
       h("span.sr-bar", { "aria-hidden": "true" }, h("span.fill", { style: { width: `${pct}%` } })),
       h("span.sr-score", `${p.score}`, p.id === g.winner && g.points ? h("small", ` +${g.points}`) : null));
   });
