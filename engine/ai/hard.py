@@ -4,30 +4,31 @@ For each decision it samples worlds consistent with what the seat has seen
 (:mod:`engine.ai.determinize`, which also keeps a player's older cards out of the colours they
 showed they lacked by drawing, each such void for the cards held when it was formed, and out of
 a Discard All's colour; :mod:`engine.ai.memory` moves these beliefs with swapped and passed
-hands), plays every candidate move in each world (the same worlds, and
-the same randomness after the move, for every candidate, so they are compared on equal footing)
-and plays the rest of the round with the ``normal`` heuristic for every seat
-(:func:`engine.ai.rollout.guided_action`), up to a horizon of 30 actions (about a third of a
-round: at equal worlds it read at least as strong as 60, at half the cost). A world's value for
-the seat is 1 for a win, 0 for being knocked out, and in between by how its hand compares with
-the others' when the horizon is reached (``leaf="fitted"``: by a model fitted on self-play).
-The candidate with the best mean wins; the search stops before a world that would overrun its
-time budget. Out-of-turn calls (UNO, catches) and choices it has no time for are made the
-``normal`` way. ``colors=True`` also searches the colour a wild names (measured weaker at equal
-worlds: docs/benchmarks.md "Bot tournament"). ``halving=True`` spends the same rollouts by
+hands), plays every candidate move in each world (the same worlds, and the same randomness after
+the move, for every candidate, so they are compared on equal footing) and plays the rest of the
+round with the ``normal`` heuristic for every seat (:func:`engine.ai.rollout.guided_action`), up
+to a horizon of 30 actions (about a third of a round: at equal worlds it read at least as strong
+as 60, at half the cost). A world's value for the seat is 1 for a win, 0 for being knocked out,
+and in between by how its hand compares with the others' when the horizon is reached
+(``leaf="fitted"``: by a model fitted on self-play). The candidate with the best mean wins; the
+search stops before a world that would overrun its time budget. Out-of-turn calls (UNO, catches)
+and choices it has no time for are made the ``normal`` way. ``colors`` (on by default) also
+searches the colour a wild names, each colour the hand holds after the card, and ``targets`` (on
+by default) a 7's swap partner, every other active player: at 85 ms of CPU time a decision and
+up to 64 worlds they took ``printed`` from 44.6% to 45.3% (docs/benchmarks.md "Bot tournament";
+at 16 worlds, the colours alone had read weaker). ``halving=True`` spends the same rollouts by
 successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured at 400 games).
 ``lacks=True`` also keeps a player's older cards from answering a stack they took (memory's
 ``lacks``; no gain measured at 400 games). ``void_color=True`` has a wild name a colour the next
-player showed they lack (no gain measured at 400 games). ``targets=True`` also searches a 7's
-swap partner. ``model=True`` deals a player's sampled hand again (up to ``model_tries`` times)
-while the cards they played since they last got one would not have been the ``normal``
-heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
-search when a card may be played and no stack is aimed at the seat. ``gate=z`` replaces the
-``normal`` move's head start by a paired test: the best candidate is played only if it beats the
-``normal`` move by ``z`` standard errors of their world-by-world difference. ``clock="cpu"``
-bounds the search by the process's CPU time instead of the wall clock (``time.process_time``):
-the same budget then buys the same worlds on a busy machine, which is how a tournament compares
-searches bounded by time.
+player showed they lack (no gain measured at 400 games). ``model=True`` deals a player's sampled
+hand again (up to ``model_tries`` times) while the cards they played since they last got one
+would not have been the ``normal`` heuristic's choices from it (:mod:`engine.ai.model`).
+``draws=False`` leaves a draw out of the search when a card may be played and no stack is aimed
+at the seat. ``gate=z`` replaces the ``normal`` move's head start by a paired test: the best
+candidate is played only if it beats the ``normal`` move by ``z`` standard errors of their
+world-by-world difference. ``clock="cpu"`` bounds the search by the process's CPU time instead
+of the wall clock (``time.process_time``): the same budget then buys the same worlds on a busy
+machine, which is how a tournament compares searches bounded by time.
 """
 
 from __future__ import annotations
@@ -88,9 +89,9 @@ class HardBot(NormalBot):
 
     def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 30,
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
-                 prior: float = PRIOR, colors: bool = False,
+                 prior: float = PRIOR, colors: bool = True,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
-                 lacks: bool = False, void_color: bool = False, targets: bool = False,
+                 lacks: bool = False, void_color: bool = False, targets: bool = True,
                  model: bool = False, model_tries: int = 8, draws: bool = True,
                  gate: float = 0.0, clock: str = "wall") -> None:
         super().__init__(me, rules)

@@ -204,8 +204,9 @@ def test_the_guided_rollout_plays_as_the_normal_bot_does():
 
 
 def test_a_wild_is_searched_with_each_colour_the_hand_holds():
+    """By default (``colors``: measured stronger at the tournament's 85 ms, docs/benchmarks.md)."""
     rules = make_rules({"turn_timer_s": 0})
-    bot = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10, colors=True)
+    bot = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10)
     view = {
         "players": [{"id": "a", "cards": 4, "eliminated": False, "uno": False, "score": 0},
                     {"id": "b", "cards": 5, "eliminated": False, "uno": False, "score": 0}],
@@ -220,8 +221,28 @@ def test_a_wild_is_searched_with_each_colour_the_hand_holds():
     wilds = sorted(a.color for a in candidates if a.card == "w-wild")
     assert wilds == ["green", "red"]
     assert any(a.kind is ActionKind.DRAW for a in candidates)
-    plain = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10)._candidates(view, random.Random(1))
+    plain = HardBot("a", rules, budget_ms=1e9, max_worlds=2, horizon=10, colors=False)._candidates(
+        view, random.Random(1))
     assert [a.color for a in plain if a.card == "w-wild"] == ["red"]  # the one it holds most of
+
+
+def test_a_seven_is_searched_with_each_other_active_player_to_swap_with():
+    """By default (``targets``), not only the smallest hand the ``normal`` heuristic picks."""
+    rules = make_rules({"turn_timer_s": 0})
+    players = [{"id": pid, "cards": n, "eliminated": pid == "d", "uno": False, "score": 0}
+               for pid, n in (("a", 3), ("b", 5), ("c", 2), ("d", 0), ("e", 6))]
+    view = {
+        "players": players, "hand": ["r-7", "g-4", "b-1"],
+        "game": {"top": "r-9", "color": "red", "direction": 1, "turn": "a", "stack": None,
+                 "pending": None, "exposed": [], "winner": None, "draw_pile": 50,
+                 "discard_pile": 3, "set_aside": 0, "dealer": "e",
+                 "legal": {"play": ["r-7"], "draw": True, "pass": False, "choose": [],
+                           "cancel": False, "uno": False, "catch": []}},
+    }
+    sevens = [a.target for a in HardBot("a", rules)._candidates(view, random.Random(1)) if a.card == "r-7"]
+    assert sevens == ["c", "b", "e"]  # the normal move's first; the knocked-out seat never
+    plain = HardBot("a", rules, targets=False)._candidates(view, random.Random(1))
+    assert [a.target for a in plain if a.card == "r-7"] == ["c"]
 
 
 def test_with_void_color_a_wild_names_a_held_colour_the_next_player_lacks():
