@@ -109,7 +109,7 @@ export function directionArrows(direction, angles = HEAD_ANGLES) {
     // the tangent of a growing angle: clockwise on screen
     let turn = Math.atan2(ry * Math.cos(a * DEG), -rx * Math.sin(a * DEG)) / DEG;
     if (direction < 0) turn += 180;
-    heads.push(`<path data-angle="${a}" d="M-3.5,-4.5 L3.5,0 L-3.5,4.5" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) rotate(${turn.toFixed(1)})"/>`);
+    heads.push(`<path d="M-3.5,-4.5 L3.5,0 L-3.5,4.5" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) rotate(${turn.toFixed(1)})"/>`);
   }
   const markup = `<svg viewBox="0 0 200 100" preserveAspectRatio="none">`
     + `<ellipse cx="100" cy="50" rx="${rx}" ry="${ry}" fill="none" stroke="currentColor" stroke-width="1.2" stroke-dasharray="3 5" vector-effect="non-scaling-stroke"/>`

@@ -77,7 +77,7 @@ function drawChip(c, p, v, level, stackOn) {
   if (c.badgeSig !== badgeSig) {
     c.badgeSig = badgeSig;
     drawBadges(c, p, v, level);
-    // a phone's chip has no room for the word beside the level: the dealer's avatar wears its initial
+    // the dealer's avatar wears the word's initial (style.css): as a badge it took a line of its own
     if (g?.dealer === p.id) {
       c.av.dataset.dealer = t("table.dealer").slice(0, 1);
       c.av.title = t("table.dealer");
@@ -117,7 +117,7 @@ function drawBadges(c, p, v, level) {
       level ? [h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)] : t("lobby.botTag")));
   }
   if (v.room.host === p.id) badges.push(h("span.badge.badge-host", t("lobby.host")));
-  if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", { title: t("table.dealer") }, t("table.dealer")));
+  if (g && g.dealer === p.id) badges.push(h("span.badge.badge-dealer.sr-only", t("table.dealer"))); // shown as the avatar's disc
   if (rules.scoring && p.score) badges.push(h("span.badge.badge-score", t("table.score", { n: p.score })));
   replace(c.badges, badges);
   // its name may take their line (the dealer's is a disc on the avatar, style.css)
