@@ -12,23 +12,24 @@ as 60, at half the cost). A world's value for the seat is 1 for a win, 0 for bei
 and in between by how its hand compares with the others' when the horizon is reached
 (``leaf="fitted"``: by a model fitted on self-play). The candidate with the best mean wins; the
 search stops before a world that would overrun its time budget. Out-of-turn calls (UNO, catches)
-and choices it has no time for are made the ``normal`` way. ``colors`` (on by default) also
-searches the colour a wild names, each colour the hand holds after the card, and ``targets`` (on
-by default) a 7's swap partner, every other active player: at 85 ms of CPU time a decision and
-up to 64 worlds they took ``printed`` from 44.6% to 45.3% (docs/benchmarks.md "Bot tournament";
-at 16 worlds, the colours alone had read weaker). ``halving=True`` spends the same rollouts by
-successive halving (:meth:`HardBot._halve`) instead of evenly (no gain measured at 400 games).
-``lacks=True`` also keeps a player's older cards from answering a stack they took (memory's
-``lacks``; no gain measured at 400 games). ``void_color=True`` has a wild name a colour the next
-player showed they lack (no gain measured at 400 games). ``model=True`` deals a player's sampled
-hand again (up to ``model_tries`` times) while the cards they played since they last got one
-would not have been the ``normal`` heuristic's choices from it (:mod:`engine.ai.model`).
-``draws=False`` leaves a draw out of the search when a card may be played and no stack is aimed
-at the seat. ``gate=z`` replaces the ``normal`` move's head start by a paired test: the best
-candidate is played only if it beats the ``normal`` move by ``z`` standard errors of their
-world-by-world difference. ``clock="cpu"`` bounds the search by the process's CPU time instead
-of the wall clock (``time.process_time``): the same budget then buys the same worlds on a busy
-machine, which is how a tournament compares searches bounded by time.
+and choices it has no time for are made the ``normal`` way. ``colors`` also searches the colour
+a wild names, each colour the hand holds after the card, and ``targets`` a 7's swap partner,
+every other active player; both are on by default from a budget of ``WIDE_BUDGET_MS``: at 85 ms
+of CPU time a decision and up to 64 worlds they took ``printed`` from 44.6% to 45.3% and
+``mercyless`` from 47.8% to 49.0%, at 40 ms they lost (docs/benchmarks.md "Bot tournament").
+``halving=True`` spends the same rollouts by successive halving (:meth:`HardBot._halve`) instead
+of evenly (no gain measured at 400 games). ``lacks=True`` also keeps a player's older cards from
+answering a stack they took (memory's ``lacks``; no gain measured at 400 games).
+``void_color=True`` has a wild name a colour the next player showed they lack (no gain measured
+at 400 games). ``model=True`` deals a player's sampled hand again (up to ``model_tries`` times)
+while the cards they played since they last got one would not have been the ``normal``
+heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
+search when a card may be played and no stack is aimed at the seat. ``gate=z`` replaces the
+``normal`` move's head start by a paired test: the best candidate is played only if it beats the
+``normal`` move by ``z`` standard errors of their world-by-world difference. ``clock="cpu"``
+bounds the search by the process's CPU time instead of the wall clock (``time.process_time``):
+the same budget then buys the same worlds on a busy machine, which is how a tournament compares
+searches bounded by time.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ from .normal import NormalBot
 from .rollout import POLICIES, play_out
 
 PRIOR = 0.05  # the head start of the heuristic's own choice, per sampled world
+# From this budget a wild's colour and a 7's partner are searched by default: at 85 ms of CPU time
+# they won more (printed 45.3% against 44.6%, mercyless 49.0% against 47.8%), at 40 ms less (printed
+# 40.6% against 42.5% over 2,000 games), where the extra candidates leave too few worlds each
+WIDE_BUDGET_MS = 60.0
 
 # The leaf's model of "who wins from here": each active player's chance is a softmax over them of
 # W_CUBE * (cards / mercy limit)^3 + W_INV / (cards + 1) + W_ONE * [one card or none], plus, for
@@ -89,9 +94,9 @@ class HardBot(NormalBot):
 
     def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 30,
                  max_worlds: int = 400, policy: str = "guided", crn: bool = True,
-                 prior: float = PRIOR, colors: bool = True,
+                 prior: float = PRIOR, colors: bool | None = None,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
-                 lacks: bool = False, void_color: bool = False, targets: bool = True,
+                 lacks: bool = False, void_color: bool = False, targets: bool | None = None,
                  model: bool = False, model_tries: int = 8, draws: bool = True,
                  gate: float = 0.0, clock: str = "wall") -> None:
         super().__init__(me, rules)
@@ -101,12 +106,14 @@ class HardBot(NormalBot):
         self.policy = POLICIES[policy]
         self.crn = crn
         self.prior = prior
-        self.colors = colors
+        # None: searched when the budget has room for the extra candidates (WIDE_BUDGET_MS)
+        wide = budget_ms >= WIDE_BUDGET_MS
+        self.colors = wide if colors is None else colors
         self.voids = voids
         self.halving = halving
         self.lacks = lacks
         self.void_color = void_color
-        self.targets = targets
+        self.targets = wide if targets is None else targets
         self.model = model
         self.model_tries = model_tries
         self.draws = draws

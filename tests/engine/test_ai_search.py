@@ -245,6 +245,15 @@ def test_a_seven_is_searched_with_each_other_active_player_to_swap_with():
     assert [a.target for a in plain if a.card == "r-7"] == ["c"]
 
 
+def test_the_colours_and_partners_are_searched_by_default_only_with_a_wide_budget():
+    """At 40 ms they lost games (too few worlds for each extra candidate), at 85 ms they won more."""
+    rules = make_rules({"turn_timer_s": 0})
+    narrow, wide = HardBot("a", rules, budget_ms=40), HardBot("a", rules, budget_ms=85)
+    assert (narrow.colors, narrow.targets, wide.colors, wide.targets) == (False, False, True, True)
+    forced = HardBot("a", rules, budget_ms=40, colors=True, targets=True)
+    assert forced.colors and forced.targets and not HardBot("a", rules, budget_ms=85, colors=False).colors
+
+
 def test_with_void_color_a_wild_names_a_held_colour_the_next_player_lacks():
     rules = make_rules({"turn_timer_s": 0})
     view = {
