@@ -13,7 +13,7 @@ RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels 
 
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
-    DATABASE_URL=sqlite+aiosqlite:////data/mercyless.sqlite3
+    DATABASE_URL=sqlite+aiosqlite:////data/mercyless.sqlite3 EMBEDDED_STORE=/data/store
 RUN useradd --create-home --uid 10001 mercyless \
     && mkdir -p /data && chown mercyless:mercyless /data
 WORKDIR /srv/mercyless

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,9 +17,21 @@ def main(argv: list[str] | None = None) -> None:
     serving.add_argument("--host", default="127.0.0.1")
     serving.add_argument("--port", type=int, default=8000)
     sub.add_parser("migrate", help="upgrade the database schema to the latest revision")
+    repairing = sub.add_parser("repair", help="check the embedded room store's files and cut a damaged "
+                               "tail away (a copy of them is kept)")
+    repairing.add_argument("--store", help="the store's folder (default: EMBEDDED_STORE)")
+    repairing.add_argument("--discard", action="store_true",
+                           help="set the store's files aside and start with an empty store")
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(args.host, args.port)
+    elif args.command == "repair":
+        from pathlib import Path
+
+        from app.core.settings import get_settings
+        from app.storage.repair import repair
+
+        sys.exit(repair(Path(args.store or get_settings().embedded_store), discard=args.discard))
     elif args.command == "migrate":
         from app.core.settings import get_settings
         from app.history.db import upgrade_sync
@@ -31,14 +44,41 @@ def main(argv: list[str] | None = None) -> None:
 def serve(host: str, port: int, wrap: Callable[[Any], Any] | None = None) -> None:
     """Run the server until it is stopped; ``wrap`` puts an ASGI layer around the app (the
     benchmarks' echoes, bench/serve.py)."""
+    from app.core.logs import setup_logging
+    from app.core.settings import get_settings
+    from app.main import with_embedded_store
+    from app.storage.embedded import StoreRefused
+
+    settings = get_settings().model_copy(update={"listen_host": host, "listen_port": port})
+    setup_logging(settings.log_level)
+    try:  # started here, not in the app's start-up, so a refusal reads as a message, not a traceback
+        settings, embedded = with_embedded_store(settings)
+    except StoreRefused as refused:
+        print(f"Mercyless cannot start: {refused}", file=sys.stderr, flush=True)
+        sys.exit(2)
+    # uvicorn raises the stop signal again once it has shut down; caught here, so that the
+    # store is stopped after the app's last commits instead of the process dying first
+    previous = signal.signal(signal.SIGTERM, _stopped)
+    try:
+        _run(settings, wrap)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if embedded is not None:
+            embedded.stop()
+
+
+def _stopped(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _run(settings: Any, wrap: Callable[[Any], Any] | None) -> None:
     import uvicorn
 
     from app.api.edge import guarded_protocol
-    from app.core.settings import get_settings
     from app.main import create_app
     from app.transport.serving import QuietServer
 
-    settings = get_settings().model_copy(update={"listen_host": host, "listen_port": port})
+    host, port = settings.listen_host, settings.listen_port
     app = create_app(settings)
     print(_where(settings), flush=True)
     config = uvicorn.Config(

@@ -31,6 +31,7 @@ from app.core.protocol import Err
 from app.core.settings import Settings, get_settings
 from app.history.db import make_engine, sessions, upgrade
 from app.history.writer import HistoryWriter
+from app.storage.embedded import EmbeddedStore
 from app.storage.store import RoomStore, open_redis
 from app.transport import session as ws
 from app.transport.asgi import RawSocket, game_socket_code
@@ -70,12 +71,25 @@ class MercylessApp(FastAPI):
             hub.stopping()
 
 
+def with_embedded_store(settings: Settings) -> tuple[Settings, EmbeddedStore | None]:
+    """``settings`` as they are when ``REDIS_URL`` names a Redis; else the embedded store started
+    (app/storage/embedded.py: raises StoreRefused) and ``settings`` with its URL."""
+    if settings.redis_url:
+        return settings, None
+    store = EmbeddedStore(settings.embedded_store or None, settings.embedded_fsync,
+                          settings.embedded_rewrite_min_mb)
+    url = store.start()
+    return settings.model_copy(update={"redis_url": url}), store
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> MercylessApp:
-    settings = settings or get_settings()
+    settings = given = settings or get_settings()
     setup_logging(settings.log_level)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # the embedded store, unless the server's command started it already (app/cli.py)
+        settings, embedded = with_embedded_store(given)
         redis, close_redis = open_redis(settings)
         store = RoomStore(redis, settings.key_prefix, settings.room_ttl_ms, settings.answers_kept,
                           url=settings.redis_url, settings=settings)
@@ -107,7 +121,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         # they came every 5-10 s under play. Young collections stay as they were.
         young, middle, _ = gc.get_threshold()
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
-        log.info("mercyless ready", extra={"redis": "external" if settings.redis_url else "embedded"})
+        log.info("mercyless ready", extra={"redis": settings.redis_url.rpartition("@")[2]})
         try:
             async with paced_collector(settings.gc_paced, observe=hub.metrics.gc_pause) as pacer:
                 app.state.gc_pacer = pacer
@@ -117,6 +131,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await hub.stop()
             await close_redis()
             await db.dispose()
+            if embedded is not None:
+                embedded.stop()
 
     # the API's generated pages only when asked for (API_DOCS): they list every route to anyone
     docs = settings.api_docs

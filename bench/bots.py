@@ -49,7 +49,7 @@ def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[by
     # a key prefix of its own: with a REDIS_URL (--set), the rooms an earlier run left would be
     # due to this server (a dead process's rooms), and it would play their bots as well
     environ.update(LIFTED_LIMITS, LOG_LEVEL="WARNING", PYTHONPATH=str(root), KEY_PREFIX=f"bench-bots-{port}",
-                   EMBEDDED_STORE=f"{tmp}/mercyless-bots-{port}.aof",
+                   EMBEDDED_STORE=f"{tmp}/mercyless-bots-{port}",
                    DATABASE_URL=f"sqlite+aiosqlite:///{tmp}/mercyless-bots-{port}.sqlite3")
     environ.update(env)
     # (its log is left out: a loaded server stopped mid-play logs every socket it cancels)

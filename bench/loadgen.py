@@ -233,11 +233,12 @@ LIFTED_LIMITS = {
 
 def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None = None,
           root: Path = ROOT) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a server process on ``redis_url`` with the per-address limits lifted (and
-    ``env``'s settings on top), from the checkout at ``root``; returns it and its URL once it
-    answers."""
+    """Start a server process on ``redis_url`` (empty: the embedded store, in a folder of its
+    own unless ``env`` names one) with the per-address limits lifted (and ``env``'s settings on
+    top), from the checkout at ``root``; returns it and its URL once it answers."""
     port = _free_port()
     environ = dict(os.environ, **LIFTED_LIMITS, REDIS_URL=redis_url,
+               EMBEDDED_STORE=f"{tempfile.gettempdir()}/mercyless-load-{port}",
                LOG_LEVEL="WARNING", KEY_PREFIX=prefix or f"load{port}",
                # the caller's path after ours (instrumentation such as a sitecustomize)
                PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
@@ -250,6 +251,8 @@ def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None 
         command = [sys.executable, "-m", "app", "serve", "--port", str(port)]
         environ["BENCH_ECHO"] = "true"
     environ.update(env or {})
+    if not environ["REDIS_URL"]:
+        del environ["REDIS_URL"]
     proc = subprocess.Popen(command, env=environ,
                             stdout=subprocess.DEVNULL, cwd=root)
     return proc, wait_until_up(proc, port)

@@ -1,10 +1,12 @@
-"""Settings from the environment (pydantic-settings). Unset ``REDIS_URL`` means an in-process
-fakeredis; unset ``DATABASE_URL`` means a SQLite file, so the server runs with nothing else."""
+"""Settings from the environment (pydantic-settings). Unset ``REDIS_URL`` means the embedded
+store (a Valkey child process, app/storage/embedded.py); unset ``DATABASE_URL`` means a SQLite
+file, so the server runs with nothing else."""
 
 from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -13,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", env_file=None, extra="ignore")
 
-    redis_url: str | None = Field(default=None, description="redis://...; unset = in-process fakeredis")
+    redis_url: str | None = Field(default=None, description="redis://...; unset = the embedded store")
     database_url: str = Field(default="sqlite+aiosqlite:///./mercyless.sqlite3")
     key_prefix: str = "mercyless"
     # REDIS_URL names any node of a Redis Cluster: commits go to each room's shard, room channels
@@ -79,9 +81,15 @@ class Settings(BaseSettings):
     listen_host: str = "127.0.0.1"
     listen_port: int = 8000
 
-    # the embedded store (no REDIS_URL) is kept in this journal across restarts and crashes;
-    # "" keeps it in memory only (app/storage/embedded.py)
-    embedded_store: str = "mercyless-rooms.aof"
+    # the embedded store (no REDIS_URL): the folder of its Valkey child's append-only file, socket
+    # and log; "" keeps it in memory only (app/storage/embedded.py)
+    embedded_store: str = "mercyless-store"
+    # when its append-only file is fsynced: "always" before a commit is answered (a power cut
+    # loses nothing acknowledged), "everysec" once a second (docs/deploy.md weighs the two)
+    embedded_fsync: Literal["always", "everysec"] = "always"
+    # the file is rewritten in the background once it has doubled since the last rewrite and is
+    # past this size
+    embedded_rewrite_min_mb: int = Field(default=64, ge=1)
 
     # limits
     max_frame_bytes: int = 4096

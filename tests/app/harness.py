@@ -1,8 +1,8 @@
 """Test harness: real uvicorn server processes and real WebSocket clients.
 
 ``ServerProcess`` runs ``python -m app serve`` on a free port with settings from environment
-variables (its own fakeredis, or the real Redis with a key prefix of its own), and stops it by
-its pid. ``Client`` is a scripted player: it keeps its view up to date by applying every patch
+variables (its own embedded store, or the real Redis with a key prefix of its own), and stops it
+by its pid. ``Client`` is a scripted player: it keeps its view up to date by applying every patch
 with ``jsonpatch`` and checks that versions arrive without gaps.
 """
 
@@ -139,10 +139,9 @@ class ServerProcess:
                 self.env["REDIS_CLUSTER"] = "true"
         else:
             self.env.pop("REDIS_URL", None)
-            # the embedded store's journal, of its own too (a test that restarts the server
+            # the embedded store's folder, of its own too (a test that restarts the server
             # starts the next process on the same one)
-            self.env["EMBEDDED_STORE"] = (f"{tempfile.gettempdir()}/"
-                                          f"mercyless-test-{self.prefix}-{self.port}.aof")
+            self.env["EMBEDDED_STORE"] = f"{tempfile.gettempdir()}/mercyless-test-{self.prefix}-{self.port}"
         for key, value in settings.items():
             self.env[key.upper()] = json.dumps(value) if isinstance(value, list | dict) else str(value)
         self.proc: subprocess.Popen[bytes] | None = None

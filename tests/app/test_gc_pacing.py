@@ -220,7 +220,7 @@ async def test_the_app_paces_the_collector_unless_told_not_to(tmp_path):
 
     for paced in (True, False):
         app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/{paced}.sqlite3",
-                                  gc_paced=paced, key_prefix=f"gc{paced}"))
+                                  gc_paced=paced, key_prefix=f"gc{paced}", embedded_store=""))
         async with app.router.lifespan_context(app):
             assert (app.state.gc_pacer is not None) is paced
             assert gc.isenabled() is not paced
