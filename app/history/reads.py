@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from app.history.models import Match, Round
-from engine import Record, apply, view_for
+from engine import Action, ActionKind, Event, EventKind, Record, apply, view_for
 from engine.record import start as start_round
 
 
@@ -67,8 +67,25 @@ def public_replay(record: dict[str, Any]) -> list[dict[str, Any]]:
               "table": view_for(state, None)}]
     for i, step in enumerate(rec.steps, start=1):
         state, events = apply(state, step.player, step.action, step.now_ms)
-        action = step.action.to_wire()
         steps.append({"step": i, "player": step.player, "at_ms": step.now_ms,
-                      "action": {"type": action["type"]} if action["type"] in ("draw", "pass") else action,
+                      "action": public_action(step.action, events),
                       "events": [e.public() for e in events], "table": view_for(state, None)})
     return steps
+
+
+def public_action(action: Action, events: tuple[Event, ...]) -> dict[str, Any]:
+    """``action`` as far as a spectator saw it, from the events it made (they never see an action).
+
+    A play that lacks its colour, 7 target or Discard All top does not happen yet: the game
+    pauses with the card still in the player's hand, and only they see which card waits
+    (rules.md "Choices", the ``pending`` of ``engine.view``). The card shows in the ``played``
+    of the step that puts it down (``choose``, ``resolve``, ``timeout``), and never if ``cancel``
+    takes it back or the round ends first; so until then, such a play is a play and no more."""
+    wire = action.to_wire()
+    kind = action.kind
+    if kind is ActionKind.DRAW or kind is ActionKind.PASS:
+        return {"type": wire["type"]}
+    if kind is ActionKind.PLAY and not any(
+            e.kind is EventKind.PLAYED and e.data["card"] == action.card for e in events):
+        return {"type": wire["type"]}
+    return wire
