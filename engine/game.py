@@ -32,6 +32,7 @@ from .actions import SYSTEM_KINDS, Action, ActionKind
 from .cards import CARD_INFO, COLOR_LETTERS, LETTER_TO_NAME, build_deck
 from .errors import ErrorCode, IllegalAction
 from .events import Event, new_event
+from .fairdeal import deal_commitment
 from .handlers import HANDLERS
 from .mechanics import begin_turn, end_round, fewest_cards
 from .plays import penalty_draw
@@ -86,7 +87,8 @@ def new_game(players: Sequence[str], rules: Rules, seed: str, *, dealer: int | N
     events: list[Event] = []
     _flip_first_card(s, events, rng, now_ms)
     events.insert(0, new_event((EV_STARTED, {
-        "dealer": players[dealer], "top": s.discard[-1], "color": LETTER_TO_NAME[s.color]}, None, None)))
+        "dealer": players[dealer], "top": s.discard[-1], "color": LETTER_TO_NAME[s.color],
+        "deal_commitment": deal_commitment(seed)}, None, None)))
     return new_transition((s, tuple(events)))
 
 

@@ -163,7 +163,8 @@ def end_round(s: GameState, events: list[Event], winner: int, reason: str) -> No
     s.points = points
     events.append(new_event((EV_ROUND_OVER, {
         "winner": s.players[winner], "points": points,
-        "scores": dict(zip(s.players, s.scores, strict=True)), "reason": reason}, None, None)))
+        "scores": dict(zip(s.players, s.scores, strict=True)), "reason": reason,
+        "deal_seed": s.seed}, None, None)))
     if s.rules.scoring and s.scores[winner] >= s.rules.target_score:
         events.append(new_event((EV_MATCH_OVER, {"winner": s.players[winner]}, None, None)))
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from ._members import A_CATCH, A_CHOOSE, A_PLAY
 from .cards import LETTER_TO_NAME
+from .fairdeal import deal_commitment
 from .legal import legal_actions
 from .state import GameState
 
@@ -130,8 +131,10 @@ def _public(s: GameState, table: Mapping[str, SeatInfo] | None
         "exposed": [{"player": ids[who], "until": until} for who, until in s.exposed],
         "dealer": ids[s.dealer],
         "winner": ids[winner] if over else None,
+        "deal_commitment": deal_commitment(s.seed),
     }
     if over:
+        game["deal_seed"] = s.seed  # the round is over: anyone may now deal it again
         game["revealed"] = {pid: list(h)
                             for pid, h, out in zip(ids, s.hands, s.eliminated, strict=True) if not out}
         game["points"] = s.points

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import json
 import random
@@ -214,8 +215,9 @@ CARD = re.compile(r"\b[rygbw]-(?:\d|draw2|draw4|skip|skipall|reverse|discard|rev
 HEX32 = re.compile(r"[0-9a-f]{32}")
 PLAYER_KEYS = {"id", "name", "bot", "connected", "cards", "eliminated", "uno", "score", "level", "hue"}
 GAME_KEYS = {"top", "color", "direction", "turn", "turn_deadline", "stack", "pending", "draw_pile",
-             "discard_pile", "set_aside", "exposed", "dealer", "winner"}
-OVER_KEYS = {"revealed", "points", "reason"}
+             "discard_pile", "set_aside", "exposed", "dealer", "winner", "deal_commitment"}
+OVER_KEYS = {"revealed", "points", "reason", "deal_seed"}
+FAIR_DEAL_KEYS = ("deal_commitment", "deal_seed")
 OWN_KEYS = {"legal", "drawn"}
 SECRET_KINDS = ("drew", "took_stack", "caught")
 # what a message sent against a view that moved on in the meantime may be refused with
@@ -378,9 +380,27 @@ def public_cards(events: list[dict[str, Any]]) -> set[str]:
     return out
 
 
+def without_fair_deal(value: Any) -> Any:
+    """``value`` without the fair deal's fields (protocol.md "Fair deal"): the commitment is a
+    hash, and where the seed may stand (the round over) is checked on its own (``check_view``,
+    ``audit``); anywhere else a seed is a leak."""
+    if isinstance(value, dict):
+        if str(value.get("path", "")).rsplit("/", 1)[-1] in FAIR_DEAL_KEYS:
+            return None  # a patch operation on the field itself
+        return {k: without_fair_deal(v) for k, v in value.items() if k not in FAIR_DEAL_KEYS}
+    if isinstance(value, list):
+        return [without_fair_deal(v) for v in value]
+    return value
+
+
 def check_view(view: dict[str, Any], me: str) -> None:
     assert set(view) == {"room", "players", "hand", "game"}
     g = view["game"]
+    if g is not None:  # the deal committed to from the start, its seed shown only once it is over
+        assert re.fullmatch(r"[0-9a-f]{64}", g["deal_commitment"]), g
+        assert ("deal_seed" in g) == (g["winner"] is not None), g
+        if "deal_seed" in g:
+            assert hashlib.sha256(g["deal_seed"].encode()).hexdigest() == g["deal_commitment"]
     seated = any(p["id"] == me for p in view["players"])
     for p in view["players"]:
         assert set(p) <= PLAYER_KEYS and isinstance(p["cards"], int), p
@@ -420,7 +440,7 @@ def audit(c: Client, hidden: list[str], others_held: dict[tuple[int, int], set[s
     rounds_seen: dict[tuple[int, int], set[str]] = {}
     view: dict[str, Any] | None = None
     for m in c.messages:
-        text = json.dumps(m)
+        text = json.dumps(without_fair_deal(m))
         for secret in hidden:
             assert secret not in text, f"a token or seed reached {me}: {m}"
         assert not HEX32.search(text), m
@@ -436,6 +456,8 @@ def audit(c: Client, hidden: list[str], others_held: dict[tuple[int, int], set[s
             view, events = jsonpatch.apply_patch(view, m["ops"]), m["events"]
         check_view(view, me)
         for e in events:
+            assert "deal_seed" not in e or e["kind"] == "round_over", e
+            assert "deal_commitment" not in e or e["kind"] == "started", e
             if e["kind"] in SECRET_KINDS:
                 assert ("cards" in e) == (e["player"] == me), e
                 if "cards" in e:
