@@ -21,6 +21,7 @@ from app.api import rooms as api
 from app.api.edge import HttpEdge
 from app.api.rooms import ApiError, error_response
 from app.cluster.hub import Hub
+from app.core.addresses import HostAllowList
 from app.core.clock import Clock
 from app.core.codes import read_look_alikes
 from app.core.gc_pacing import paced_collector
@@ -48,11 +49,15 @@ class MercylessApp(FastAPI):
     router: a socket is open for a whole game night, and each layer it would wait in costs
     memory, collector time and a hop per frame (app.transport.asgi). Middleware added to this app
     therefore does not see game sockets. Every other request passes the HTTP edge first
-    (app.api.edge: security headers on every answer, the body's size)."""
+    (app.api.edge: security headers on every answer, the Host, the body's size); a WebSocket
+    meets the edge's Host check before anything else (DNS rebinding)."""
 
     edge: HttpEdge | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and self.edge is not None and not self.edge.host_allowed(scope):
+            await self.edge.refuse_socket(scope, send)
+            return
         code = game_socket_code(scope)
         if code is not None:
             await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
@@ -140,14 +145,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                        docs_url="/docs" if docs else None, redoc_url="/redoc" if docs else None,
                        openapi_url="/openapi.json" if docs else None)
     app.state.settings = settings
-    app.edge = HttpEdge(app._routed, settings.max_body_bytes)
+    app.edge = HttpEdge(app._routed, settings.max_body_bytes,
+                        HostAllowList(settings.listen_host, settings.public_url, settings.allowed_hosts))
     app.include_router(api.router)
     app.include_router(api_history.router)
     app.include_router(api_invite.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message, exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,4 +1,7 @@
-"""The invite: where friends can open this server, and a QR code of a link for their phones."""
+"""The invite: where friends can open this server, and a QR code of a link for their phones.
+
+The server's addresses (every interface's, when it listens on all) are for a room's members:
+``/api/invite`` asks for a credential of the room as the history does (app/api/history.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +13,10 @@ from typing import Any
 import segno
 from fastapi import APIRouter, Query, Request, Response
 
+from app.api.history import FORBIDDEN, _bearer, _membership
 from app.api.rooms import ApiError
 from app.core.addresses import reachable_urls
+from app.core.codes import normalize_code
 from app.core.protocol import Err
 
 router = APIRouter()
@@ -30,9 +35,15 @@ def qr_svg(text: str) -> bytes:
 
 
 @router.get("/api/invite")
-async def invite(request: Request) -> dict[str, Any]:
+async def invite(request: Request, code: str = Query(default="", max_length=32)) -> dict[str, Any]:
     """``urls``: the base URLs others can open (``PUBLIC_URL``, else the host's addresses when
-    the server listens on all interfaces); ``local_only``: none, only this computer can."""
+    the server listens on all interfaces); ``local_only``: none, only this computer can. For a
+    member of the room ``code`` (``Authorization: Bearer <token>``): 401 without a token, 403
+    for one that is not the room's (or no such room: the same answer)."""
+    token = _bearer(request)
+    room_code = normalize_code(code)
+    if await _membership(request, room_code, token) is None:
+        raise ApiError(403, FORBIDDEN, "this token is not one of this room's")
     settings = request.app.state.settings
     urls = reachable_urls(settings.listen_host, settings.listen_port, settings.public_url)
     return {"urls": urls, "local_only": not urls}

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import RedisError
 
 from app.cluster.hub import Hub
@@ -22,15 +22,17 @@ router = APIRouter()
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = str(code)
         self.message = message
+        self.headers = headers
 
 
-def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def error_response(status: int, code: str, message: str,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 class CreateRoom(BaseModel):
@@ -47,6 +49,8 @@ class JoinRoom(BaseModel):
 class WatchRoom(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = "TV"
+    # the token this screen held before, if any: a screen the host removed is barred by it
+    token: str | None = Field(default=None, max_length=64)
 
 
 def _hub(request: Request) -> Hub:
@@ -56,7 +60,7 @@ def _hub(request: Request) -> Hub:
 def _name(raw: str) -> str:
     name = clean_name(raw)
     if name is None:
-        raise ApiError(400, Err.BAD_NAME, "names are 1-24 printable characters")
+        raise ApiError(400, Err.BAD_NAME, "names are 1-24 printable characters, at least one of them visible")
     return name
 
 
@@ -69,24 +73,28 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
     hub = _hub(request)
     name = _name(body.name)
     now = hub.clock.now_ms()
-    if not await hub.quotas.take("rooms", _address(request), hub.settings.rooms_per_min):
-        raise ApiError(429, Err.RATE_LIMITED, "too many new rooms from here: wait a minute")
+    wait = await hub.quotas.retry_after("rooms", _address(request), hub.settings.rooms_per_min)
+    if wait:
+        raise ApiError(429, Err.RATE_LIMITED, "too many new rooms from here: wait a minute",
+                       headers={"Retry-After": str(wait)})
     if not await hub.quotas.room_fits(now, hub.settings.max_rooms):
         raise ApiError(503, Err.SERVER_FULL, "this server holds as many rooms as it may: try later")
+    # a room keeps where its members came from by network, as the limits count them: a removed
+    # player is barred from their whole /64, not from one of its 2^64 addresses
+    network = hub.limits.network(_address(request))
     for _ in range(20):
         code = new_code()
         try:
-            room, pid, token = lobby.new_room(code, name, body.rules, now, _address(request))
+            room, pid, token = lobby.new_room(code, name, body.rules, now, network)
         except Refused as refused:
             raise ApiError(400, refused.code, refused.message) from None
         room.version = 1
         try:
-            await hub.store.commit(code, None, 1, room.document())
+            await hub.store.commit(code, None, 1, room.document(), ttl_ms=hub.settings.unclaimed_room_ttl_ms)
         except Stale:
             continue  # the code is taken: draw another
         except RedisError:
             raise ApiError(503, Err.UNAVAILABLE, "storage unavailable, try again") from None
-        await hub.quotas.room_created(code, now)
         return {"code": code, "player_id": pid, "token": token}
     raise ApiError(503, Err.UNAVAILABLE, "could not allocate a room code")
 
@@ -100,10 +108,11 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
 async def watch_room(code: str, body: WatchRoom, request: Request) -> dict[str, Any]:
     """A big screen (/tv/CODE) joins as a spectator, in the lobby too: it never takes a seat,
     never hosts, sees what every spectator sees (docs/server.md "Protocol additions")."""
-    return await _join(code, _name(body.name), request, screen=True)
+    return await _join(code, _name(body.name), request, screen=True, screen_token=body.token)
 
 
-async def _join(code: str, name: str, request: Request, screen: bool) -> dict[str, Any]:
+async def _join(code: str, name: str, request: Request, screen: bool,
+                screen_token: str | None = None) -> dict[str, Any]:
     hub = _hub(request)
     limits = hub.limits
     ip = _address(request)
@@ -116,12 +125,13 @@ async def _join(code: str, name: str, request: Request, screen: bool) -> dict[st
         await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
-    answer = await hub.submit(room_code, commands.command("join", name, ip, hub.settings, result, screen))
+    joining = commands.command("join", name, limits.network(ip), hub.settings, result, screen, screen_token)
+    answer = await hub.submit(room_code, joining)
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
             await limits.join_failed(ip)
-        status = {Err.ROOM_NOT_FOUND: 404, Err.ROOM_FULL: 409, Err.ROOM_LOCKED: 403, Err.BARRED: 403,
-                  Err.UNAVAILABLE: 503}.get(answer["code"], 400)
+        status = {Err.ROOM_NOT_FOUND: 404, Err.ROOM_FULL: 409, Err.NAME_TAKEN: 409, Err.ROOM_LOCKED: 403,
+                  Err.BARRED: 403, Err.UNAVAILABLE: 503}.get(answer["code"], 400)
         raise ApiError(status, answer["code"], answer["message"])
     return result
 
@@ -132,6 +142,10 @@ async def get_room(code: str, request: Request) -> dict[str, Any]:
     ip = _address(request)
     if await hub.limits.joins_blocked(ip):  # a code looked up is a code tried: no walking
         raise ApiError(429, Err.RATE_LIMITED, "too many failed joins: wait a minute")
+    wait = await hub.quotas.retry_after("lookups", ip, hub.settings.lookups_per_min)
+    if wait:  # found or not: each look-up is a try at a code, and costs a load
+        raise ApiError(429, Err.RATE_LIMITED, "too many room look-ups from here: wait a minute",
+                       headers={"Retry-After": str(wait)})
     room_code = normalize_code(code)
     found = await hub.store.load(room_code) if room_code else None
     if found is None:

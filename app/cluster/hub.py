@@ -75,7 +75,7 @@ class Hub:
         self.services = RoomServices(settings, store, clock, self.metrics, self.sockets, self.scheduler,
                                      self.origin, publishes, history, self.bot_pool)
         self.limits = AddressLimits(store, settings)
-        self.quotas = Quotas(store)
+        self.quotas = Quotas(store, settings)
         self._make_relay = make_relay
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._tasks: list[asyncio.Task[None]] = []

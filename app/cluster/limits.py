@@ -2,12 +2,16 @@
 hellos (so a reconnect loop cannot flood a room), open sockets, and the message buckets a
 player's sockets share.
 
+"Address" here is the client's network (app/core/networks.py: the /64 of an IPv6 address), so
+that a host's many addresses are one client: every method takes the client's address as it came
+and keys it itself.
+
 Failed joins, floods and hellos are counted in Redis, so every process of a deployment sees the
-same counts: ``<prefix>:fails:<ip>`` (failed joins, one minute from the first), ``<prefix>:flood:<ip>``
-(an address whose socket flooded, ``FLOOD_BLOCK_S``), ``<prefix>:hellos:<ip>`` and
+same counts: ``<prefix>:fails:<net>`` (failed joins, one minute from the first), ``<prefix>:flood:<net>``
+(a network whose socket flooded, ``FLOOD_BLOCK_S``), ``<prefix>:hellos:<net>`` and
 ``<prefix>:hellos:t:<token hash>`` (hellos, one minute from the first). A block, once seen, is
-also kept here until it ends, so a blocked address's next sockets are refused without asking
-Redis. Sockets per address are counted per process, and so are the message buckets (a player's
+also kept here until it ends, so a blocked network's next sockets are refused without asking
+Redis. Sockets per network are counted per process, and so are the message buckets (a player's
 sockets share one, so a reconnect does not bring a fresh burst).
 """
 
@@ -20,6 +24,7 @@ from collections.abc import Callable
 
 from redis.exceptions import RedisError
 
+from app.core.networks import network_key
 from app.core.settings import Settings
 from app.storage.store import RoomStore
 
@@ -64,8 +69,9 @@ class AddressLimits:
         self.hellos_per_token = settings.hellos_per_token_per_min
         self.hellos_per_ip = settings.hellos_per_ip_per_min
         self.clock = clock
+        self.network = network_key(settings)  # a client's address -> what its limits count
         self.sockets: Counter[str] = Counter()
-        self.blocked: dict[str, float] = {}  # ip -> until when (clock) it is refused here
+        self.blocked: dict[str, float] = {}  # network -> until when (clock) it is refused here
         self.buckets: dict[str, TokenBucket] = {}  # a player's message bucket, by room and player
         self._made = 0
 
@@ -78,7 +84,10 @@ class AddressLimits:
     # -- blocks: failed joins and floods -----------------------------------------------------------
 
     def blocked_here(self, ip: str) -> bool:
-        """``ip`` is blocked as far as this process knows (no Redis)."""
+        """``ip``'s network is blocked as far as this process knows (no Redis)."""
+        return self._blocked_here(self.network(ip))
+
+    def _blocked_here(self, ip: str) -> bool:
         until = self.blocked.get(ip)
         if until is None:
             return False
@@ -98,7 +107,8 @@ class AddressLimits:
     async def admit(self, ip: str) -> bool:
         """A new socket from ``ip`` may open: the address is not blocked, here or (one look-up)
         as another process found it. Redis unreachable: it may."""
-        if self.blocked_here(ip):
+        ip = self.network(ip)
+        if self._blocked_here(ip):
             return False
         if self.failed_joins_per_min <= 0 and self.flood_block_ms <= 0:
             return True
@@ -114,7 +124,7 @@ class AddressLimits:
             self._block(ip, flood_ttl)
         if self._too_many(fails):
             self._block(ip, fails_ttl if fails_ttl > 0 else WINDOW_MS)
-        return not self.blocked_here(ip)
+        return not self._blocked_here(ip)
 
     def _too_many(self, fails: bytes | str | int | None) -> bool:
         return self.failed_joins_per_min > 0 and fails is not None and int(fails) >= self.failed_joins_per_min
@@ -123,7 +133,8 @@ class AddressLimits:
         """Joins from ``ip`` are refused: too many failed in the last minute."""
         if self.failed_joins_per_min <= 0:
             return False
-        if self.blocked_here(ip):
+        ip = self.network(ip)
+        if self._blocked_here(ip):
             return True
         try:
             async with self.store.redis.pipeline(transaction=False) as pipe:
@@ -141,6 +152,7 @@ class AddressLimits:
         """A join or a hello from ``ip`` named no room, or a token the room does not know."""
         if self.failed_joins_per_min <= 0:
             return
+        ip = self.network(ip)
         try:
             async with self.store.redis.pipeline(transaction=False) as pipe:
                 pipe.incr(self._key(ip))
@@ -157,6 +169,7 @@ class AddressLimits:
         every process."""
         if self.flood_block_ms <= 0:
             return
+        ip = self.network(ip)
         self._block(ip, self.flood_block_ms)
         with contextlib.suppress(RedisError):
             await self.store.redis.set(self._flood_key(ip), b"1", px=self.flood_block_ms)
@@ -169,7 +182,7 @@ class AddressLimits:
         if self.hellos_per_token <= 0 and self.hellos_per_ip <= 0:
             return True
         prefix = self.store.prefix
-        by_token, by_ip = f"{prefix}:hellos:t:{token_digest}", f"{prefix}:hellos:{ip}"
+        by_token, by_ip = f"{prefix}:hellos:t:{token_digest}", f"{prefix}:hellos:{self.network(ip)}"
         try:
             async with self.store.redis.pipeline(transaction=False) as pipe:
                 for key in (by_token, by_ip):
@@ -184,12 +197,14 @@ class AddressLimits:
     # -- sockets ----------------------------------------------------------------------------------
 
     def open_socket(self, ip: str) -> bool:
+        ip = self.network(ip)
         if self.sockets_per_ip > 0 and self.sockets[ip] >= self.sockets_per_ip:
             return False
         self.sockets[ip] += 1
         return True
 
     def close_socket(self, ip: str) -> None:
+        ip = self.network(ip)
         self.sockets[ip] -= 1
         if self.sockets[ip] <= 0:
             del self.sockets[ip]

@@ -82,15 +82,23 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: Characters Unicode files as letters or symbols that draw nothing: the Hangul fillers and the
+#: Braille blank (a name of them alone reads as no name at all in the log and on the seats)
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def clean_name(raw: object) -> str | None:
-    """1-24 printable characters after trimming, or ``None``."""
+    """1-24 printable characters after trimming, at least one of them visible, or ``None``."""
     if not isinstance(raw, str):
         return None
     name = " ".join(raw.split())
     if not 1 <= len(name) <= NAME_MAX:
         return None
+    visible = False
     for ch in name:
         cat = unicodedata.category(ch)
         if cat.startswith("C") or cat in ("Zl", "Zp"):
             return None
-    return name
+        # a mark alone (a combining accent, a variation selector) draws nothing of its own
+        visible = visible or (cat[0] in "LNPS" and ch not in BLANK_LOOKING)
+    return name if visible else None

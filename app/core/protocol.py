@@ -45,6 +45,7 @@ class Err(StrEnum):
     BAD_LEVEL = "bad_level"
     BAD_REACTION = "bad_reaction"
     BAD_NAME = "bad_name"
+    NAME_TAKEN = "name_taken"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
     GAME_OVER = "game_over"

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     reconnect_grace_ms: int = 100_000
     hello_timeout_ms: int = 10_000
     room_ttl_ms: int = 6 * 3600 * 1000
+    # a room nobody ever opened (no hello yet) expires this long after its last change, and is
+    # not counted against MAX_ROOMS: a flood of creations cannot fill the server
+    unclaimed_room_ttl_ms: int = Field(default=600_000, gt=0)
     clock_speed: float = Field(default=1.0, gt=0)
     # how often a process looks in Redis for due rooms. A process wakes for the deadlines of its
     # own commits; the poll is for those of a process that died (found 15 s later at the
@@ -101,6 +104,14 @@ class Settings(BaseSettings):
     rooms_per_min: int = Field(default=10, ge=0)  # rooms created per client address; 0 = no limit
     max_rooms: int = Field(default=10_000, ge=0)  # rooms created within a room's lifetime; 0 = no limit
     qr_per_min: int = Field(default=30, ge=0)  # QR codes drawn per client address; 0 = no limit
+    # what the per-address limits key on (docs/security.md)
+    # every "per client address" limit counts the client's network (app/core/networks.py): one
+    # host holds a whole IPv6 /64, so its full addresses would make it 2^64 clients; an IPv4
+    # address (an IPv4-mapped IPv6 one too) counts alone unless this says otherwise
+    limit_ipv6_prefix: int = Field(default=64, ge=0, le=128)
+    limit_ipv4_prefix: int = Field(default=32, ge=0, le=32)
+    # room look-ups (GET /api/rooms/{code}) per client network, found or not; 0 = no limit
+    lookups_per_min: int = Field(default=60, ge=0)
     outbox_limit: int = 256
     send_timeout_s: float = 10.0
     ws_ping_interval_s: float = 10.0
@@ -137,6 +148,26 @@ class Settings(BaseSettings):
     # a request's line, headers and body must arrive within this of its first byte (a new
     # connection's first request: of connecting), or the connection is closed (slowloris)
     request_read_timeout_s: float = Field(default=10.0, gt=0)
+    # pending handshakes and the Host allow-list (docs/security.md)
+    # connections whose first request head has not come yet (each holds a file descriptor until
+    # it does, or for request_read_timeout_s), per peer network (the TCP peer: X-Forwarded-For
+    # comes with the head; an IPv6 peer by its /64; peers in forwarded_allow_ips, proxies, count
+    # in the total only) and in all on a process (at most a quarter of max_connections); one
+    # past either is closed at once. 0 = no limit
+    pending_handshakes_per_ip: int = Field(default=64, ge=0)
+    max_pending_handshakes: int = Field(default=4096, ge=0)
+    # connections and requests at once on a process (uvicorn's limit_concurrency: past it a
+    # request gets 503; open WebSockets count); unset: the open-files limit (raised to its hard
+    # limit at start) less a reserve for Redis, the database and the workers; 0 = no limit
+    max_connections: int | None = Field(default=None, ge=0)
+    # connections the kernel holds until the process accepts them (capped by net.core.somaxconn);
+    # a queue accepted in one go is pending at once, so it stays within max_pending_handshakes
+    listen_backlog: int = Field(default=4096, gt=0)
+    # Host names answered besides the server's own (loopback, the listen host, its hostname and
+    # hostname.local, its interfaces' addresses when listening on all, PUBLIC_URL's host); a
+    # port is ignored, "*.example.org" allows its subdomains, ["*"] turns the check off (behind
+    # a proxy that rewrites Host); others get 400 bad_host (DNS rebinding)
+    allowed_hosts: list[str] = Field(default_factory=list)
 
     # worker processes that make the bots' searches (hard), off the event loop; 0: none, a
     # search runs on the loop with bot_inline_budget_ms (tests, a small embedded server)

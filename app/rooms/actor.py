@@ -257,7 +257,8 @@ class RoomActor:
                                    orjson.dumps(answer) if answer_field else b"", message,
                                    [orjson.dumps(entry) for entry in finished], deadline=due,
                                    steps=[orjson.dumps(step) for step in loaded.steps],
-                                   new_round=loaded.new_round)
+                                   new_round=loaded.new_round,
+                                   ttl_ms=None if room.claimed else services.settings.unclaimed_room_ttl_ms)
         except BaseException:
             room.version = expected
             room.finished_rounds = finished

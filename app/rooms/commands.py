@@ -92,13 +92,15 @@ def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
 # -- the server's own commands ------------------------------------------------------------------
 
 def _join(name: str, address: str | None, settings: Settings, joined: dict[str, Any],
-          screen: bool = False) -> Run:
+          screen: bool = False, screen_token: str | None = None) -> Run:
     """HTTP join from ``address``: seat ``name`` (or make them a spectator; a big ``screen``
     always is one); ``joined`` gets the new credentials."""
     def run(loaded: Loaded, now: int) -> list[Event]:
         pid, token, spectator, events = lobby.join(loaded, name, address, settings.max_spectators,
-                                                   screen)
+                                                   screen, now, screen_token)
         joined.update(code=loaded.room.code, player_id=pid, token=token, spectator=spectator)
+        if screen:
+            joined["name"] = events[0].data["name"]
         return events
     return run
 
@@ -181,7 +183,7 @@ def _bot_move(settings: Settings, again: Callable[[], None], think: Think, playe
 
 
 def _grace_step(loaded: Loaded, now: int, seat: Any) -> list[Event]:
-    return presence.replace_by_bot(loaded, seat)
+    return presence.replace_by_bot(loaded, seat, now)
 
 
 def _timer_step(loaded: Loaded, now: int, action: Any) -> list[Event]:

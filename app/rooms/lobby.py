@@ -28,7 +28,7 @@ from app.rooms.model import (
 )
 from app.rooms.outcomes import NoChange, Refused
 from app.rooms.play import round_finished
-from app.rooms.presence import hand_to_bot, has_host, pass_host
+from app.rooms.presence import hand_to_bot, settle_host
 from engine import BOT_LEVELS, Event, EventKind, Record, RulesError, make_rules, new_game
 
 
@@ -46,24 +46,35 @@ def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int,
         raise Refused(Err.BAD_RULES, exc.message) from None
     pid, token = new_player_id(), new_token()
     seat = Seat(pid, name, None, token_hash(token),
-                joined_from=address_key(code, address) if address is not None else None)
+                joined_from=address_key(code, address) if address is not None else None, joined_ms=now_ms)
     room = Room(code=code, version=0, host=pid, created_ms=now_ms, rules=checked.to_dict(),
-                seats=[seat], updated_ms=now_ms)
+                seats=[seat], updated_ms=now_ms, creator=pid, claimed=False)
     return room, pid, token
 
 
-def join(loaded: Loaded, name: str, address: str | None = None,
-         max_spectators: int = 30, screen: bool = False) -> tuple[str, str, bool, list[Event]]:
+def join(loaded: Loaded, name: str, address: str | None = None, max_spectators: int = 30,
+         screen: bool = False, now_ms: int = 0,
+         screen_token: str | None = None) -> tuple[str, str, bool, list[Event]]:
     """Seat a newcomer (or make them a spectator while a round is in play or over, up to
     ``max_spectators``), unless the host locked the room or removed someone of that name, or
-    from that address, earlier. A ``screen`` (the big-screen view, /tv/CODE) is a spectator
-    at any time: it never takes a seat and never runs the room."""
+    from that address, earlier. Names are unique in a room, in look-alike letters too
+    (protocol.md "Names": ``name_taken``). A ``screen`` (the big-screen view, /tv/CODE) is a
+    spectator at any time: it never takes a seat and never runs the room; it is barred by its
+    own token (``screen_token``, the one it held before), never by a name or an address, and
+    is named "TV", "TV 2" ... as the names free allow."""
     room = loaded.room
     if room.locked:
         raise Refused(Err.ROOM_LOCKED, "the host has locked this room")
-    where = address_key(room.code, address) if address is not None else None
-    if name_key(name) in room.barred or (where is not None and where in room.barred):
-        raise Refused(Err.BARRED, "the host removed you from this room")
+    if screen:
+        if screen_token is not None and _token_bar(token_hash(screen_token)) in room.barred:
+            raise Refused(Err.BARRED, "the host removed this screen from the room")
+        name = _free_name(room, name)
+    else:
+        where = address_key(room.code, address) if address is not None else None
+        if name_key(name) in room.barred or (where is not None and where in room.barred):
+            raise Refused(Err.BARRED, "the host removed you from this room")
+        if name_key(name) in _names(room):
+            raise Refused(Err.NAME_TAKEN, f"someone in this room is already called {name}: pick another name")
     pid, token = new_player_id(), new_token()
     # while a round plays, and after it until ``lobby`` or ``rematch`` seats the waiting: the
     # view's players are the round's, and a seat taken then was in no list anyone saw
@@ -71,35 +82,36 @@ def join(loaded: Loaded, name: str, address: str | None = None,
     if spectator:
         if len(room.spectators) >= max_spectators:
             raise Refused(Err.ROOM_FULL, "no more spectators fit in this room")
-        room.spectators.append(Spectator(pid, name, token_hash(token), joined_from=where, screen=screen))
+        room.spectators.append(Spectator(pid, name, token_hash(token), joined_from=None if screen else where,
+                                         screen=screen, joined_ms=now_ms))
     elif len(room.seats) >= MAX_SEATS:
         raise Refused(Err.ROOM_FULL, "every seat is taken")
     else:
-        room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where))
-    if not screen and not has_host(room):  # every human had left: the newcomer runs the room
-        room.host = pid
+        room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where, joined_ms=now_ms))
+    if not screen:
+        settle_host(room)  # a room every human had left is the newcomer's to run
     joined = _event(EventKind.JOINED, player=pid, name=name, spectator=spectator)
     if screen:
         joined.data["screen"] = True
-        return pid, token, spectator, [joined]
-    return pid, token, spectator, [joined, *_make_way(room, name)]
+    return pid, token, spectator, [joined]
 
 
-def _make_way(room: Room, name: str) -> list[Event]:
-    """A newcomer called like one of the room's bots keeps their name and the bot takes another
-    (and the colour that goes with it), between rounds: a round in play keeps its names, and a
-    spectator called like a bot is seen to when seated."""
-    if room.status == PLAYING:
-        return []
-    events: list[Event] = []
-    for seat in room.seats:
-        # a bot's seat, or a leaver's the bot now holds for good (not one kept for a player away)
-        if seat.bot is not None and not seat.away and name_key(seat.name) == name_key(name):
-            was, others = seat.name, [s for s in room.seats if s is not seat]
-            seat.name = personas.pick_name(room.code, [m.name for m in (*others, *room.spectators)],
-                                           [(s.id, s.name) for s in others])
-            events.append(_event(EventKind.BOT_RENAMED, player=seat.id, name=seat.name, was=was))
-    return events
+def _names(room: Room) -> set[str]:
+    """Every member's name as names are compared (bots and screens too)."""
+    return {name_key(m.name) for m in (*room.seats, *room.spectators)}
+
+
+def _free_name(room: Room, name: str) -> str:
+    taken = _names(room)
+    for n in range(1, MAX_SEATS + 64):
+        candidate = name if n == 1 else f"{name[:20]} {n}"
+        if name_key(candidate) not in taken:
+            return candidate
+    raise Refused(Err.ROOM_FULL, "no more screens fit in this room")
+
+
+def _token_bar(digest: str) -> str:
+    return "t:" + digest
 
 
 def _verify_host_in_lobby(room: Room, player: str) -> None:
@@ -157,7 +169,7 @@ def set_bot(loaded: Loaded, player: str, target: str, level: str) -> list[Event]
 def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
     """The host removes a seat between rounds (a bot, or a human), or a spectator at any time.
     A removed human is barred: their name and the address they joined from cannot join the
-    room again unless the host readmits them (``set_room``); a removed screen, its address."""
+    room again unless the host readmits them (``set_room``); a removed screen, by its token."""
     room = loaded.room
     if room.host != player:
         raise Refused(Err.NOT_HOST, "only the host can do that")
@@ -176,15 +188,15 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
         room.scores.pop(target, None)
         room.gone[member.id] = member.name  # the finished round on the table still names them
     if not (isinstance(member, Seat) and member.bot and not member.away):
-        bars = []
-        # a screen's name is its default ("TV") more often than not: barring it would shut out
-        # every other screen, so a screen is barred by its address only
-        if not (isinstance(member, Spectator) and member.screen):
+        # a screen by its own token: by its name ("TV") or its address (often the host's own,
+        # on the same Wi-Fi) would shut out every other screen, or none
+        bars = [_token_bar(member.token_hash)] if isinstance(member, Spectator) and member.screen else []
+        if not bars:
             bars.append(name_key(member.name))
-        # the address too, unless it is the host's own: friends at the host's home share it
-        host = room.seat(room.host) or room.spectator(room.host)
-        if member.joined_from is not None and (host is None or member.joined_from != host.joined_from):
-            bars.append(member.joined_from)
+            # the address too, unless it is the host's own: friends at the host's home share it
+            host = room.seat(room.host) or room.spectator(room.host)
+            if member.joined_from is not None and (host is None or member.joined_from != host.joined_from):
+                bars.append(member.joined_from)
         room.barred.extend(b for b in bars if b not in room.barred)
     return [_event(EventKind.LEFT, player=target, removed=True, by=player)]
 
@@ -230,9 +242,8 @@ def _seat_spectators(room: Room) -> list[Event]:
             break
         room.spectators.remove(sp)
         room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node,
-                               sp.joined_from))
+                               sp.joined_from, joined_ms=sp.joined_ms))
         events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
-        events += _make_way(room, sp.name)
     return events
 
 
@@ -320,8 +331,7 @@ def leave(loaded: Loaded, player: str) -> list[Event]:
     sp = room.spectator(player)
     if sp is not None:
         room.spectators.remove(sp)
-        if room.host == player:
-            pass_host(room)
+        settle_host(room)
         return [_event(EventKind.LEFT, player=player)]
     seat = room.seat(player)
     if seat is None:
@@ -334,8 +344,7 @@ def leave(loaded: Loaded, player: str) -> list[Event]:
         hand_to_bot(room, seat)
         events.append(_event(EventKind.REPLACED_BY_BOT, player=player))
         return events
-    if room.host == player:
-        pass_host(room)
+    settle_host(room)
     return events
 
 

@@ -95,6 +95,7 @@ class Seat:
     node: str | None = None  # the server process holding the socket
     joined_from: str | None = None  # the joiner's address, hashed (codes.address_key)
     away: bool = False  # past the reconnect grace: the bot plays until the player says hello
+    joined_ms: int = 0  # when they came into the room (who has sat longest: presence.settle_host)
 
 
 @dataclass
@@ -107,6 +108,7 @@ class Spectator:
     node: str | None = None  # the server process holding the socket
     joined_from: str | None = None  # the joiner's address, hashed (codes.address_key)
     screen: bool = False  # a big screen (/tv/CODE): watches only, never takes a seat or hosts
+    joined_ms: int = 0  # when they came into the room (kept when they take a seat)
 
 
 def _known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
@@ -146,6 +148,14 @@ class Room:
     barred: list[str] = field(default_factory=list)  # names and addresses the host removed
     # seats removed after a round (id -> name): the finished round on the table still names them
     gone: dict[str, str] = field(default_factory=dict)
+    # protocol.md "The host": the creator hosts, and takes the role back on return; while they
+    # are away past the reconnect grace, a stand-in who had joined before ``host_lost_ms`` (when
+    # the creator dropped) holds it. None in an older document: its host is its creator
+    creator: str | None = None
+    host_lost_ms: int | None = None
+    # someone said hello: a room nobody ever opened expires after UNCLAIMED_ROOM_TTL_MS and is
+    # not counted against MAX_ROOMS (older documents were all opened)
+    claimed: bool = True
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -218,6 +228,8 @@ class Room:
         d = dict(d)
         if "deck" not in d["rules"]:  # written by document(): the standard deck
             d["rules"] = {**d["rules"], "deck": dict(STANDARD_DECK)}
+        if d.get("creator") is None:
+            d["creator"] = d["host"]
         d["seats"] = [Seat(**_known(Seat, s)) for s in d["seats"]]
         d["spectators"] = [Spectator(**_known(Spectator, s)) for s in d["spectators"]]
         game = d.get("game")

@@ -29,6 +29,8 @@ def connected(loaded: Loaded, player: str, node: str | None = None) -> list[Even
     member.connected = True
     member.dropped_at = None
     member.node = node  # a socket on another process is replaced (it closes with 4409)
+    room.claimed = True
+    settle_host(room)  # the creator back, or a stand-in who may now hold the room
     return [_event(EventKind.RECONNECTED, player=player)] if was_dropped else []
 
 
@@ -59,41 +61,53 @@ def node_lost(loaded: Loaded, node: str, now_ms: int) -> list[Event]:
     return events
 
 
-def replace_by_bot(loaded: Loaded, seat: Seat) -> list[Event]:
+def replace_by_bot(loaded: Loaded, seat: Seat, now_ms: int) -> list[Event]:
     """Reconnect grace ran out: an easy bot plays the seat until its player comes back (their
     token stays valid: a hello takes the seat back)."""
-    _bot_plays(loaded.room, seat)
+    room = loaded.room
+    if seat.id == room.creator:  # only those already here when the creator dropped may stand in
+        room.host_lost_ms = seat.dropped_at if seat.dropped_at is not None else now_ms
+    seat.bot, seat.connected, seat.dropped_at, seat.node = "easy", True, None, None
     seat.away = True
+    settle_host(room)
     return [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
 
 
 def hand_to_bot(room: Room, seat: Seat) -> None:
     """An easy bot plays ``seat`` for good: its player left, and their token goes."""
-    _bot_plays(room, seat)
-    seat.token_hash = None
-
-
-def _bot_plays(room: Room, seat: Seat) -> None:
     seat.bot, seat.connected, seat.dropped_at, seat.node = "easy", True, None, None
-    if room.host == seat.id:
-        pass_host(room)
+    seat.token_hash = None
+    settle_host(room)
 
 
-def has_host(room: Room) -> bool:
-    """The host is still a human in the room (a seat handed to a bot is not)."""
-    seat = room.seat(room.host)
-    if seat is not None:
-        return seat.bot is None
-    watcher = room.spectator(room.host)
-    return watcher is not None and not watcher.screen
+def settle_host(room: Room) -> None:
+    """Who hosts the room (protocol.md "The host"), worked out again after anyone comes, goes
+    or is replaced by a bot. The creator hosts while in their seat (a dropped socket within the
+    reconnect grace included). Away past the grace, the role goes to the seated human who has
+    sat longest and is connected, among those who were already here when the creator dropped:
+    whoever comes in with the code meanwhile never gets it, and the creator takes it back with
+    their next hello. A creator who left for good hands the room on for good, to the human who
+    has sat longest (else to a waiting spectator who is a person; a big screen never hosts)."""
+    creator = room.seat(room.creator) if room.creator is not None else None
+    if creator is not None and creator.bot is None:
+        room.host, room.host_lost_ms = creator.id, None
+        return
+    if creator is not None and creator.away:  # their token still holds: they may come back
+        lost = room.host_lost_ms if room.host_lost_ms is not None else 0
+        current = room.seat(room.host)
+        if (current is not None and current is not creator and current.bot is None
+                and current.joined_ms <= lost):
+            return  # a stand-in keeps it through their own reconnect grace
+        stand_ins = [s for s in room.seats if s.bot is None and s.connected and s.joined_ms <= lost]
+        room.host = _longest_seated(room, stand_ins).id if stand_ins else creator.id
+        return
+    heirs = [s for s in room.seats if s.bot is None] or [s for s in room.spectators if not s.screen]
+    if heirs:
+        heir = _longest_seated(room, [s for s in heirs if s.connected] or heirs)
+        room.host = room.creator = heir.id
+        room.host_lost_ms = None
 
 
-def pass_host(room: Room) -> None:
-    """The first human seat runs the room, else the first spectator who is a person (a big
-    screen never hosts: nobody holds it)."""
-    humans = [s for s in room.seats if s.bot is None]
-    watchers = [s for s in room.spectators if not s.screen]
-    if humans:
-        room.host = humans[0].id
-    elif watchers:
-        room.host = watchers[0].id
+def _longest_seated(room: Room, members: list[Any]) -> Any:
+    order = {m.id: i for i, m in enumerate([*room.seats, *room.spectators])}
+    return min(members, key=lambda m: (m.joined_ms, order[m.id]))

@@ -193,12 +193,14 @@ class RoomStore:
     async def commit(self, code: str, expected: int | None, version: int, document: bytes,
                      answer_field: str = "", answer: bytes = b"", message: bytes = b"",
                      outbox: list[bytes] | None = None, deadline: int | bool | None = False,
-                     steps: list[bytes] | None = None, new_round: bool = False) -> None:
+                     steps: list[bytes] | None = None, new_round: bool = False,
+                     ttl_ms: int | None = None) -> None:
         """Write ``document`` as ``version`` if the stored version is ``expected`` (``None``: the
         room must not exist), with the message's answer, the round's new record ``steps``
         (``new_round``: the list starts again) and any finished rounds for the history writer
-        (``outbox``: each gets the round's steps where it holds the steps mark), all or nothing.
-        Raises :class:`Stale` or :class:`Duplicate`."""
+        (``outbox``: each gets the round's steps where it holds the steps mark), all or nothing;
+        the room's keys live ``ttl_ms`` from now (default: the store's). Raises :class:`Stale`
+        or :class:`Duplicate`."""
         keys = [self.room_key(code), self.answers_key(code), self.outbox_key(code), self.steps_key(code)]
         steps = steps or []
         entries: list[bytes] = []
@@ -207,7 +209,7 @@ class RoomStore:
             if not mark:
                 raise ValueError("a finished round's entry must hold the steps mark")
             entries += [head, tail]
-        args = ["" if expected is None else str(expected), str(version), document, self.ttl_ms,
+        args = ["" if expected is None else str(expected), str(version), document, ttl_ms or self.ttl_ms,
                 answer_field, answer, message, self.channel(code), self.answers_kept,
                 "1" if new_round else "", len(steps), *steps, *entries]
         if deadline is False:

@@ -140,6 +140,7 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
         await hub.detach(conn)  # registered if the hello ran but its commit failed
         await conn.wait_closed()
         return
+    await hub.quotas.room_opened(room_code, hub.clock.now_ms())  # counted against MAX_ROOMS
     # the player's message bucket, shared by their sockets here: a reconnect brings no new burst
     clock = seconds(hub.clock.speed)
     door = gate(settings, limits.bucket(f"{room_code}:{conn.player}", settings.rate_burst,

@@ -83,7 +83,7 @@ async def test_a_declared_body_over_the_limit_is_refused_before_it_is_sent(edge_
     """Four 40 MB bodies took the server from 126 to 371 MB: now the Content-Length alone gets
     413 and the connection closed, before a byte of the body is read."""
     server = edge_server(max_body_bytes=16384)
-    head = (b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    head = (b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
             b"Content-Length: 40000000\r\n\r\n")
     answer, closed = await _exchange(server, head)
     assert answer.startswith(b"HTTP/1.1 413 ") and closed, answer[:300]
@@ -99,7 +99,7 @@ async def test_a_streamed_body_is_counted_and_cut_off_at_the_limit(edge_server):
     server = edge_server(max_body_bytes=16384)
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
     try:
-        writer.write(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        writer.write(b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Transfer-Encoding: chunked\r\n\r\n")
         chunk = b"%x\r\n%s\r\n" % (4096, b" " * 4096)
         answer = b""
@@ -124,12 +124,12 @@ async def test_a_streamed_body_is_counted_and_cut_off_at_the_limit(edge_server):
 
 async def test_a_head_over_the_limit_gets_431(edge_server):
     server = edge_server(max_header_bytes=16384)
-    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n"
+    head = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n"
     answer, closed = await _exchange(server, head)
     assert answer.startswith(b"HTTP/1.1 431 ") and closed, answer[:300]
     # a megabyte is cut off as soon as the limit is passed (the rest unread: a reset, maybe
     # before the 431 arrives)
-    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 1_000_000 + b"\r\n\r\n"
+    head = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 1_000_000 + b"\r\n\r\n"
     answer, closed = await _exchange(server, head)
     assert closed and (answer == b"" or answer.startswith(b"HTTP/1.1 431 ")), answer[:300]
     ok = httpx.get(server.url + "/healthz", headers={"x-fair": "a" * 8000})
@@ -165,14 +165,14 @@ async def test_a_request_that_trickles_in_is_cut_off_within_the_read_timeout(edg
     """300 slow-header connections stayed open 45 s: each is now closed (408) once
     REQUEST_READ_TIMEOUT_S has passed since it opened, however it trickles."""
     server = edge_server(request_read_timeout_s=1)
-    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200 + b"\r\n\r\n"
+    head = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200 + b"\r\n\r\n"
     took, answer = await _closed_within(server, b"", head, limit_s=4)
     assert 0.9 <= took <= 2.5 and answer.startswith(b"HTTP/1.1 408 "), (took, answer[:200])
     # a connection that says nothing is closed as well
     took, answer = await _closed_within(server, b"", b"", limit_s=4)
     assert 0.9 <= took <= 2.5 and answer.startswith(b"HTTP/1.1 408 "), (took, answer[:200])
     # and one whose head came at once but whose body trickles
-    post = (b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    post = (b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
             b"Content-Length: 1000\r\n\r\n")
     took, answer = await _closed_within(server, post, b"{" + b" " * 998, limit_s=4)
     assert 0.9 <= took <= 2.5 and b" 201 " not in answer, (took, answer[:200])
@@ -184,7 +184,7 @@ async def test_kept_alive_connections_and_game_sockets_outlive_the_read_timeout(
     server = edge_server(request_read_timeout_s=1)
     made = server.create("Ann")
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    request = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
     writer.write(request)
     first = await asyncio.wait_for(reader.readuntil(b'{"ok":true}'), 5)
     ann = await Client(server, made["code"], made["token"]).connect()

@@ -260,11 +260,14 @@ async def test_joins_and_new_rooms_per_address_are_limited(server):
 
 
 @pytest.mark.settings(max_rooms=2, rooms_per_min=0)
-async def test_the_server_holds_a_bounded_number_of_rooms(server):
+async def test_the_server_holds_a_bounded_number_of_rooms_in_use(server):
+    """MAX_ROOMS counts the rooms someone opened (said hello in): rooms created and never
+    opened expire soon (UNCLAIMED_ROOM_TTL_MS) and fill nothing."""
     # the module's server is its own for these settings; a real Redis's index is per prefix
-    server.create("Ann")
-    server.create("Bob")
-    answer = httpx.post(f"{server.url}/api/rooms", json={"name": "Cat"}, timeout=10)
+    unopened = [server.create(name) for name in ("Ann", "Bob", "Cat")]  # none opened: all fit
+    for made in unopened[:2]:
+        await (await Client(server, made["code"], made["token"]).connect()).close()
+    answer = httpx.post(f"{server.url}/api/rooms", json={"name": "Dan"}, timeout=10)
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "server_full"
 
 

@@ -48,10 +48,18 @@ def servers():
         assert "Traceback" not in proc.stop()
 
 
+def _invite(server: ServerProcess) -> dict:
+    """The invite as a member of a room asks for it (tests/app/test_edge_guard.py: no one else)."""
+    made = server.create("Ann")
+    answer = httpx.get(f"{server.url}/api/invite", params={"code": made["code"]},
+                       headers={"authorization": f"Bearer {made['token']}"})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
 def test_the_invite_says_when_only_this_computer_can_open_the_server(servers):
-    assert httpx.get(f"{servers['alone'].url}/api/invite").json() == {"urls": [], "local_only": True}
-    assert httpx.get(f"{servers['public'].url}/api/invite").json() == {
-        "urls": ["https://uno.example.org"], "local_only": False}
+    assert _invite(servers["alone"]) == {"urls": [], "local_only": True}
+    assert _invite(servers["public"]) == {"urls": ["https://uno.example.org"], "local_only": False}
 
 
 def test_the_qr_code_carries_the_link(servers):

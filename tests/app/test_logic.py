@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from app.rooms import lobby
+from app.rooms import lobby, presence
 from app.rooms.model import LOBBY, MATCH_OVER, PLAYING, ROUND_OVER, Loaded, Room, Spectator
 from app.rooms.outcomes import Refused
 from engine import make_rules, new_game
@@ -101,7 +101,8 @@ def test_a_barred_name_is_barred_in_look_alike_letters_and_accents_too():
         lobby.join(loaded, name, address="192.0.2.1")
 
 
-def test_a_newcomer_named_like_a_bot_in_look_alike_letters_makes_the_bot_take_another_name():
+def test_a_newcomer_named_like_a_bot_in_look_alike_letters_is_refused_and_the_bot_keeps_its_name():
+    """protocol.md "Names": bots' names are members' names too."""
     room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
     loaded = Loaded(room)
     lobby.add_bot(loaded, host, "easy")
@@ -112,30 +113,60 @@ def test_a_newcomer_named_like_a_bot_in_look_alike_letters_makes_the_bot_take_an
     alike = was.translate(str.maketrans("aeoiscpAEOISCP", "\u0430\u0435\u043e\u0456\u0455\u0441\u0440"
                                         "\u0410\u0415\u041e\u0406\u0405\u0421\u0420"))
     assert alike != was
-    _, _, _, events = lobby.join(loaded, alike)
-    assert [e.data["was"] for e in events if e.kind == "bot_renamed"] == [was]
-    assert bot.name != was
+    before = room.to_dict()
+    for name in (alike, was.upper(), f" {was.lower()} "):
+        with pytest.raises(Refused) as refused:
+            lobby.join(loaded, " ".join(name.split()))
+        assert refused.value.code == "name_taken", name
+    assert room.to_dict() == before and bot.name == was
 
 
-def test_a_removed_screen_bars_its_address_not_the_name_every_screen_has():
+def test_names_are_unique_in_a_room_in_case_width_accents_and_look_alike_letters():
+    room, _, _ = lobby.new_room("ABCDE", "Sanne", {}, 0)
+    loaded = Loaded(room)
+    lobby.join(loaded, "Bob")
+    lobby.join(loaded, "TV", screen=True)
+    for name in ("Sanne", "sanne", "SANNE", "Sänne", "Ｓａｎｎｅ", "S\u0430nne", "bob", "B0b", "tv"):
+        with pytest.raises(Refused) as refused:
+            lobby.join(loaded, name)
+        assert refused.value.code == "name_taken", name
+    lobby.join(loaded, "Sanne B")  # another name is another name
+
+
+def test_a_removed_screen_is_barred_by_its_token_not_by_the_name_or_address_screens_share():
     room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
     loaded = Loaded(room)
-    stranger = lobby.join(loaded, "TV", address="203.0.113.50", screen=True)[0]
+    stranger, token, _, _ = lobby.join(loaded, "TV", address="198.51.100.7", screen=True)
     lobby.remove_seat(loaded, host, stranger)
-    with pytest.raises(Refused) as refused:
-        lobby.join(loaded, "TV", address="203.0.113.50", screen=True)
+    with pytest.raises(Refused) as refused:  # back with the token it held: barred
+        lobby.join(loaded, "TV", address="198.51.100.7", screen=True, screen_token=token)
     assert refused.value.code == "barred"
-    lobby.join(loaded, "TV", address="192.0.2.9", screen=True)  # the living room's own screen
-    lobby.join(loaded, "Tv", address="192.0.2.10")  # and a friend called Tv
+    # the host's own address, and the name every screen has, stay open to other screens
+    other = lobby.join(loaded, "TV", address="198.51.100.7", screen=True)[0]
+    assert room.spectator(other).name == "TV"
+    assert room.spectator(lobby.join(loaded, "TV", screen=True)[0]).name == "TV 2"  # names stay unique
 
 
-def test_two_people_of_one_name_removed_bar_the_name_once():
+def test_removing_a_person_called_tv_bars_no_screen():
     room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
     loaded = Loaded(room)
-    zeds = [lobby.join(loaded, "Zed", address=a)[0] for a in ("203.0.113.50", "203.0.113.51")]
-    for zed in zeds:
-        lobby.remove_seat(loaded, host, zed)
-    assert len(room.barred) == len(set(room.barred)) == 3  # the name once, and each address
+    tv = lobby.join(loaded, "TV", address="203.0.113.50")[0]
+    lobby.remove_seat(loaded, host, tv)
+    with pytest.raises(Refused):
+        lobby.join(loaded, "tv", address="192.0.2.1")  # the person's name is barred
+    screen = lobby.join(loaded, "TV", address="203.0.113.50", screen=True)[0]
+    assert room.spectator(screen) is not None
+
+
+def test_a_removed_name_is_barred_once_with_the_address():
+    room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0, address="198.51.100.7")
+    loaded = Loaded(room)
+    zed = lobby.join(loaded, "Zed", address="203.0.113.50")[0]
+    lobby.remove_seat(loaded, host, zed)
+    lobby.set_room(loaded, host, None, readmit=True)
+    zed = lobby.join(loaded, "zed", address="203.0.113.50")[0]
+    lobby.remove_seat(loaded, host, zed)
+    assert len(room.barred) == len(set(room.barred)) == 2  # the name once, and the address
 
 
 def test_a_refused_start_changes_nothing_and_a_waiting_spectator_takes_a_freed_seat():
@@ -219,9 +250,9 @@ def test_a_newcomer_between_rounds_watches_and_takes_a_seat_when_the_host_goes_b
     assert not room.spectators and [e.kind for e in events].count("joined") == 2
 
 
-def test_a_leaver_back_under_their_own_name_makes_the_bot_on_their_old_seat_take_another():
-    """Bug: the bot that kept a leaver's seat kept their name too (its id is a player's), and the
-    leaver who came back sat beside a bot of the same name."""
+def test_a_leaver_whose_seat_a_bot_keeps_for_the_round_comes_back_under_another_name():
+    """The bot that keeps a leaver's seat for the rest of the match keeps their name: the table
+    stays as everyone saw it, and two members never share a name (protocol.md "Names")."""
     room, host, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
     loaded = Loaded(room)
     bob = lobby.join(loaded, "Bob")[0]
@@ -229,11 +260,12 @@ def test_a_leaver_back_under_their_own_name_makes_the_bot_on_their_old_seat_take
     lobby.leave(loaded, bob)
     assert room.seat(bob).bot is not None and room.seat(bob).name == "Bob"
     room.status = ROUND_OVER
-    again, _, _, events = lobby.join(loaded, "bob")
-    events += lobby.back_to_lobby(loaded, host)
-    assert [e.data["was"] for e in events if e.kind == "bot_renamed"] == ["Bob"]
-    names = [s.name for s in room.seats]
-    assert room.seat(again).name == "bob" and room.seat(bob).name not in ("Bob", "bob"), names
+    with pytest.raises(Refused) as refused:
+        lobby.join(loaded, "bob")
+    assert refused.value.code == "name_taken"
+    again = lobby.join(loaded, "Bob again")[0]
+    lobby.back_to_lobby(loaded, host)
+    assert room.seat(again).name == "Bob again" and room.seat(bob).name == "Bob"
 
 
 def _rooms_at_each_stage():
@@ -304,3 +336,30 @@ def test_a_rematch_after_a_match_deals_round_one_of_the_next_match():
     events = lobby.rematch(loaded, host, 2000)
     assert (room.match, room.round) == (match + 1, 1)
     assert [e.data["round"] for e in events if e.kind == "started"] == [1]
+
+
+def test_a_player_seated_after_the_host_dropped_never_stands_in_for_them():
+    """protocol.md "The host": of the connected humans seated, only those here before the
+    creator dropped may stand in; the creator takes the role back with their next hello."""
+    room, ann, _ = lobby.new_room("ABCDE", "Ann", {}, 0)
+    loaded = Loaded(room)
+    bob = lobby.join(loaded, "Bob", now_ms=1_000)[0]
+    lobby.start(loaded, ann, 2_000)
+    for pid in (ann, bob):
+        presence.connected(loaded, pid, "n1")
+    presence.disconnected(loaded, ann, 5_000, "n1")
+    room.status = ROUND_OVER
+    lobby.join(loaded, "Eve", now_ms=6_000)  # a spectator who takes a seat back in the lobby
+    eve = room.spectators[0].id
+    presence.connected(loaded, eve, "n1")
+    presence.disconnected(loaded, bob, 7_000, "n1")
+    presence.replace_by_bot(loaded, room.seat(bob), 200_000)
+    presence.replace_by_bot(loaded, room.seat(ann), 200_000)
+    assert room.host == ann  # nobody who was here stands in: not Eve
+    lobby._seat_spectators(room)
+    presence.settle_host(room)
+    assert room.seat(eve) is not None and room.host == ann
+    presence.connected(loaded, bob, "n1")  # Bob was here: he stands in
+    assert room.host == bob
+    presence.connected(loaded, ann, "n1")
+    assert room.host == ann

@@ -44,8 +44,8 @@ async def test_every_key_of_a_room_shares_its_cluster_hash_tag():
         assert r.pttl(next(iter(node_rooms))) > 0
         assert others - node_rooms <= {f"{server.prefix}:deadlines", f"{server.prefix}:history",
                                        f"{server.prefix}:history:lease",
-                                       f"{server.prefix}:nodes", f"{server.prefix}:rooms:created"}
-        assert r.pttl(f"{server.prefix}:rooms:created") > 0
+                                       f"{server.prefix}:nodes", f"{server.prefix}:rooms:opened"}
+        assert r.pttl(f"{server.prefix}:rooms:opened") > 0
         # every room key expires
         assert all(r.pttl(k) > 0 for k in room_keys)
         await ann.close()

@@ -133,7 +133,7 @@ def test_the_lobby_shows_the_invite_link_its_qr_code_and_a_local_only_warning(pa
 
 def test_on_a_loopback_address_the_invite_uses_the_servers_first_reachable_url(pages, web_server):
     page = pages.new()
-    page.route("**/api/invite", lambda route: route.fulfill(
+    page.route("**/api/invite?*", lambda route: route.fulfill(
         status=200, content_type="application/json",
         body=json.dumps({"urls": ["http://192.168.1.20:8000/", "http://10.0.0.5:8000"],
                          "local_only": False})))
@@ -373,3 +373,27 @@ def test_an_invite_path_with_a_slash_says_the_code_is_wrong(pages, web_server):
       dispatchEvent(new PopStateEvent('popstate')); }""")
     expect(page.get_by_role("alert")).to_contain_text("A room code has 6 characters")
     expect(page.get_by_label("Join a room")).to_have_value("ABC/DEF")
+
+
+@pytest.mark.parametrize("blank", ["\u3164", "\u2800\u2800"], ids=["hangul-filler", "braille-blank"])
+def test_a_name_that_draws_nothing_is_refused_in_the_page_before_any_request(pages, web_server, blank):
+    page = pages.new()
+    page.goto("/")
+    page.get_by_label("Your name").fill(blank)
+    page.get_by_role("button", name="Create a room").click()
+    expect(page.get_by_role("alert")).to_contain_text("only invisible or control characters")
+
+
+def test_a_name_taken_in_the_room_says_so_and_keeps_what_was_typed(pages, web_server):
+    host = web_server.create("Sanne")
+    page = pages.new(phone=True)
+    page.goto(f"/r/{host['code']}")
+    name = page.get_by_label("Your name")
+    name.fill("sanne ")
+    page.get_by_role("button", name=f"Join room {host['code']}").click()
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("already called sanne")
+    expect(name).to_have_value("sanne ")
+    name.fill("Sanne B")
+    page.get_by_role("button", name=f"Join room {host['code']}").click()
+    expect(page.locator("body[data-screen=room]")).to_be_visible()

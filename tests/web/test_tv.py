@@ -199,3 +199,29 @@ def test_no_arrowhead_of_the_direction_of_play_hides_behind_a_seat(pages, web_se
             clear = min(head["right"], seat["right"]) <= max(head["left"], seat["left"]) \
                 or min(head["bottom"], seat["bottom"]) <= max(head["top"], seat["top"])
             assert clear, (head, seat)
+
+
+def test_a_screen_the_host_removed_stays_out_and_other_screens_come_in(pages, web_server):
+    """A screen is barred by its own token: the removed one keeps asking and is refused (it
+    names the token it held), while another screen at the same address, called "TV" too, joins."""
+    made = web_server.create("Ann", rules=QUICK)
+    code = made["code"]
+    host = SocketPlayer(web_server, code, made["token"])
+    try:
+        tv = pages.new(viewport={"width": 1280, "height": 800})
+        tv.goto(f"/tv/{code}")
+        expect(tv.locator(".tv-code")).to_have_text(code)
+        screen = next(s for s in host.fresh()["room"]["spectators"])
+        assert host.send({"type": "remove_seat", "player_id": screen["id"]})["type"] == "ack"
+        expect(tv.locator("#tv-status")).to_contain_text("removed", timeout=10_000)
+        assert host.fresh()["room"]["spectators"] == []
+        other = pages.new(viewport={"width": 1280, "height": 800})
+        other.goto(f"/tv/{code}")
+        expect(other.locator(".tv-code")).to_have_text(code)
+        names = [s["name"] for s in host.fresh()["room"]["spectators"]]
+        assert names == ["TV"], names
+        tv.reload()  # the removed screen, reloaded, still names its token and stays out
+        expect(tv.locator("#tv-status")).to_contain_text("removed", timeout=10_000)
+        assert [s["name"] for s in host.fresh()["room"]["spectators"]] == ["TV"]
+    finally:
+        host.close()

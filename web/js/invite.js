@@ -1,7 +1,8 @@
 // The invite link friends open: the page's own origin, unless that is this computer's loopback
 // address (localhost, 127.x, [::1]), which no other device can open: then the first base URL the
-// server reports (GET /api/invite). With none (the server listens on loopback only) the loopback
-// link is all there is, shown with a warning.
+// server reports (GET /api/invite, for the room's members: asked with the room's code and token).
+// With none (the server listens on loopback only) the loopback link is all there is, shown with a
+// warning.
 
 const cache = new Map(); // origin -> Promise<{base, localOnly}>
 let known = null; // the last answer, so a redraw shows the link at once
@@ -19,15 +20,18 @@ export function pickBase(origin, hostname, answer) {
   return { base: origin, localOnly: true };
 }
 
-/** Resolves to {base, localOnly}; asks the server only when the page is opened on loopback. */
-export function inviteBase() {
+/** Resolves to {base, localOnly}; asks the server only when the page is opened on loopback, as a
+ * member of the room `code` (its `token`). */
+export function inviteBase(code, token) {
   const { origin, hostname } = location;
   if (!isLoopback(hostname)) {
     known = pickBase(origin, hostname, null);
     return Promise.resolve(known);
   }
   if (!cache.has(origin)) {
-    cache.set(origin, fetch("/api/invite", { headers: { accept: "application/json" } })
+    const headers = { accept: "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`; // a header, never the URL (protocol.md)
+    cache.set(origin, fetch(`/api/invite?code=${encodeURIComponent(code || "")}`, { headers })
       .then((res) => (res.ok ? res.json() : null))
       .catch(() => null)
       .then((answer) => {

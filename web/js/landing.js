@@ -206,6 +206,10 @@ async function enterWith(call, code) {
       } else if (err.code === "bad_name") {
         msg = t("err.name.invisible");
         field = "name";
+      } else if (err.code === "name_taken") {
+        // what was typed stays in the box, to be changed a little rather than retyped
+        msg = t("err.name.taken", { name: localStorage.getItem(NAME_KEY) || "" });
+        field = "name";
       } else if (err.status !== 0) msg = errorText({ code: err.code, message: err.message });
     }
     // a code that found no room stays in the box: a one-letter typo is fixed, not retyped

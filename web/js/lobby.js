@@ -6,6 +6,7 @@ import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
 import { inviteBase, knownBase, qrSrc } from "./invite.js";
 import { LEVELS, botBadge, botLevelPicker, removeButton, spectatorList } from "./members.js";
+import { Seats } from "./net.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
   "zero", "roulette_chooser"];
@@ -22,8 +23,14 @@ export function inviteUrl() {
   return `${knownBase()?.base || location.origin}/r/${S.code}`;
 }
 
+/** The invite's addresses are for the room's members: asked with this browser's token for it. */
+function askInviteBase() {
+  const token = S.sock && S.sock.code === S.code ? S.sock.token : Seats.get(S.code)?.token;
+  return inviteBase(S.code, token);
+}
+
 export async function copyInvite() {
-  await inviteBase();
+  await askInviteBase();
   const url = inviteUrl();
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -401,7 +408,7 @@ function showInvite() {
   const known = knownBase();
   if (known) draw(known);
   else r.linkEl.textContent = inviteUrl();
-  inviteBase().then(draw);
+  askInviteBase().then(draw);
 }
 
 export function resetLobby() {

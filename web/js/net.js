@@ -19,6 +19,9 @@ export function cleanName(raw) {
   const name = String(raw ?? "").split(/\s+/).filter(Boolean).join(" ");
   if (name.length < 1 || [...name].length > 24) return null;
   if (/[\p{C}\u2028\u2029]/u.test(name)) return null;
+  // at least one character that draws something (as the server judges: app/core/codes.py); the
+  // Hangul fillers and the Braille blank are letters and symbols that draw nothing
+  if (!/[\p{L}\p{N}\p{P}\p{S}]/u.test(name.replace(/[\u115f\u1160\u3164\uffa0\u2800]/gu, ""))) return null;
   return name;
 }
 

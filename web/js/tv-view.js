@@ -10,15 +10,21 @@ import { avatar } from "./lobby.js";
 import { clearHeadAngles, directionArrows, keepInside, place, seatAngles } from "./ring.js";
 
 const LINES = 7;
-const V = { code: null, names: new Map(), lines: [], refs: null, view: null, skew: 0, won: new Map() };
+const V = { code: null, token: null, names: new Map(), lines: [], refs: null, view: null, skew: 0, won: new Map() };
 
 export function resetTv(code) {
   V.code = code;
+  V.token = null;
   V.names = new Map();
   V.lines = [];
   V.refs = null;
   V.view = null;
   V.won = new Map();
+}
+
+/** The screen's token for the room (its own spectator's): the invite's addresses are a member's. */
+export function tvToken(token) {
+  V.token = token;
 }
 
 /** The night's record (GET .../history): matches won tonight, per player, beside the scores.
@@ -74,7 +80,7 @@ function build(root) {
     h("section.tv-box", scoresH, scores, legend), join);
   replace(root, h("div.tv-grid", ring, side));
   V.refs = { root, lang: lang(), seats, chips: new Map(), arrows, center, turn, stack, latest, scores, scoresH, legend, qr, joinUrl, dir: null, centerKey: null };
-  inviteBase().then(() => showJoin()).catch(() => showJoin());
+  inviteBase(V.code, V.token).then(() => showJoin()).catch(() => showJoin());
 }
 
 function showJoin() {

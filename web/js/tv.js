@@ -9,7 +9,7 @@ import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { Api, ApiError, RoomSocket } from "./net.js";
 import { app, brand, langSelect, settingsButton, shellParts } from "./shell.js";
-import { renderTv, resetTv, tvEvents, tvNight, tvTick } from "./tv-view.js";
+import { renderTv, resetTv, tvEvents, tvNight, tvTick, tvToken } from "./tv-view.js";
 
 const KEY = "mercyless.screens";
 const RETRY_MS = 30000;
@@ -29,14 +29,18 @@ function stored() {
 
 function keep(code, cred) {
   const all = stored();
-  if (cred) all[code] = { player_id: cred.player_id, token: cred.token, at: Date.now() };
+  if (cred) all[code] = cred.token ? { player_id: cred.player_id, token: cred.token, at: Date.now() } : cred;
   else delete all[code];
   localStorage.setItem(KEY, JSON.stringify(all));
 }
 
-async function watch(code) {
+// ``revoked``: the token this screen held until the host removed it. The next watch names it, so
+// a removed screen stays out (the server bars a screen by its token), while any other screen,
+// the living room's own at the host's address too, still comes in.
+async function watch(code, revoked) {
   const res = await fetch(`/api/rooms/${encodeURIComponent(code)}/watch`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify(revoked ? { token: revoked } : {}) });
   const data = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, data?.error?.code || "http_error", data?.error?.message || "");
   return data;
@@ -102,9 +106,9 @@ async function night(code, token, atLeast = 0, tries = NIGHT_TRIES) {
 
 async function connect(code) {
   let cred = stored()[code];
-  if (!cred) {
+  if (!cred?.token) {
     try {
-      cred = await watch(code);
+      cred = await watch(code, cred?.revoked);
     } catch (err) {
       if (screen.code !== code) return;
       const gone = err.status === 404;
@@ -115,6 +119,7 @@ async function connect(code) {
     if (screen.code !== code) return;
     keep(code, cred);
   }
+  tvToken(cred.token);
   const sock = new RoomSocket(code, cred.token, {
     onState: (view, info) => {
       status(null);
@@ -139,7 +144,9 @@ async function connect(code) {
         status("tv.elsewhere");
         return;
       }
-      keep(code, null); // a revoked token (removed) or a room that is gone: watch anew
+      // a room that is gone: watch anew from nothing; a revoked token (removed): watch anew
+      // naming it, so that the host's removal holds
+      keep(code, reason === "gone" ? null : { revoked: cred.token });
       status(reason === "gone" ? "tv.gone" : "tv.retry", { code });
       screen.timer = setTimeout(() => connect(code), reason === "gone" ? RETRY_MS : 1000);
     },

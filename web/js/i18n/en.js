@@ -376,6 +376,7 @@ export const en = {
   // -- game night fixes (h-night): the name error, the invite's QR code and warning, the points
   // explained at round over, the turn in the tab title, a full room
   "err.name.invisible": "That name has only invisible or control characters: use letters, digits or emoji you can see.",
+  "err.name.taken": "Someone in this room is already called {name} (or a name that looks just like it): pick another name.",
   "lobby.qrAlt": "QR code of the invite link",
   "lobby.qrHint": "Friends can scan this with their phone’s camera.",
   "lobby.localOnly": "This link only works on this computer: start the server with --host 0.0.0.0 to let friends on your Wi-Fi join",

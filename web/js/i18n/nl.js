@@ -364,6 +364,7 @@ export const nl = {
   // -- game night fixes (h-night): the name error, the invite's QR code and warning, the points
   // explained at round over, the turn in the tab title, a full room
   "err.name.invisible": "Die naam bestaat alleen uit onzichtbare tekens of stuurtekens: gebruik letters, cijfers of emoji die je kunt zien.",
+  "err.name.taken": "Iemand in deze kamer heet al {name} (of een naam die er precies zo uitziet): kies een andere naam.",
   "lobby.qrAlt": "QR-code van de uitnodigingslink",
   "lobby.qrHint": "Vrienden scannen dit met de camera van hun telefoon.",
   "lobby.localOnly": "Deze link werkt alleen op deze computer: start de server met --host 0.0.0.0 zodat vrienden op je wifi mee kunnen doen",
