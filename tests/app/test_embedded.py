@@ -205,8 +205,8 @@ async def test_the_data_stays_bounded_while_a_room_plays_and_reacts(tmp_path):
     """The append-only file is rewritten in the background while the server runs (here from
     1 MB): a room's reactions and plays write many times that, the folder stays small."""
     folder = tmp_path / "store"
-    server = ServerProcess(embedded_store=str(folder), embedded_rewrite_min_mb=1,
-                           reaction_interval_ms=0).start()
+    server = ServerProcess(embedded_store=str(folder), embedded_rewrite_min_mb=1, reaction_interval_ms=0,
+                           rate_burst=1_000_000, rate_per_s=1_000_000).start()
     try:
         ann, bob = await started(server, ["Ann", "Bob"], {"turn_timer_s": 0, "catch_window_s": 30})
         store = redis.Redis(unix_socket_path=str(folder / "valkey.sock"))

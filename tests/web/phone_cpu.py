@@ -43,8 +43,12 @@ BENCHMARK_INDEX = """(duration) => {
 }"""
 
 
-def benchmark_index(page, duration_ms: int = 250) -> float:
-    return float(page.evaluate(BENCHMARK_INDEX, duration_ms))
+def benchmark_index(page, duration_ms: int = 250, reads: int = 3) -> float:
+    """The median of ``reads`` readings: one of 250 ms read a throttled page as unthrottled now
+    and then (a collection, a change of rate not yet in force), and a rate chosen from it
+    slowed the phone to well under the mid tier."""
+    scores = sorted(float(page.evaluate(BENCHMARK_INDEX, duration_ms)) for _ in range(reads))
+    return scores[len(scores) // 2]
 
 
 def slow_to_mid_phone(page, cdp, target: float = MID_TIER_SCORE, rounds: int = 4) -> dict:
