@@ -79,3 +79,20 @@ def module_server(backend: str, request: pytest.FixtureRequest,
     if proc is None or proc.proc is None or proc.proc.poll() is not None:
         proc = servers[key] = ServerProcess(redis=backend, **settings).start()
     return proc
+
+
+@pytest.fixture
+def edge_server():
+    """Server processes of a test's own, started with the settings it asks for, and stopped
+    (their logs checked) when it is done."""
+    servers: list[ServerProcess] = []
+
+    def start(**settings) -> ServerProcess:
+        proc = ServerProcess(redis="fake", **settings).start()
+        servers.append(proc)
+        return proc
+
+    yield start
+    errors = [proc.stop() for proc in servers]
+    for err in errors:
+        assert "Traceback" not in err, err[-3000:]

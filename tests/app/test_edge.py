@@ -18,21 +18,6 @@ HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff",
            "x-frame-options": "DENY", "referrer-policy": "no-referrer"}
 
 
-@pytest.fixture
-def edge_server():
-    servers: list[ServerProcess] = []
-
-    def start(**settings) -> ServerProcess:
-        proc = ServerProcess(redis="fake", **settings).start()
-        servers.append(proc)
-        return proc
-
-    yield start
-    errors = [proc.stop() for proc in servers]
-    for err in errors:
-        assert "Traceback" not in err, err[-3000:]
-
-
 def test_every_answer_carries_the_security_headers(edge_server):
     server = edge_server()
     code = server.create("Ann")["code"]

@@ -26,27 +26,12 @@ from app.cli import connection_limits
 from app.core.addresses import HostAllowList
 from app.core.settings import Settings
 
-from .harness import ROOT, ServerProcess
+from .harness import ROOT
 from .test_forwarded import _nginx
 
 #: Peers of their own on the loopback network (Linux answers all of 127/8): the silent ones are
 #: not 127.0.0.1, which FORWARDED_ALLOW_IPS trusts as a proxy (counted in the total only)
 ATTACKER = "127.0.0.2"
-
-
-@pytest.fixture
-def guard_server():
-    servers: list[ServerProcess] = []
-
-    def start(**settings) -> ServerProcess:
-        proc = ServerProcess(redis="fake", **settings).start()
-        servers.append(proc)
-        return proc
-
-    yield start
-    for proc in servers:
-        err = proc.stop()
-        assert "Traceback" not in err, err[-3000:]
 
 
 def _silent(port: int, count: int, source: str) -> list[socket.socket]:
@@ -100,12 +85,12 @@ def _answered(url: str, within_s: float, **kwargs) -> httpx.Response:
 
 @pytest.mark.skipif(not hasattr(resource, "prlimit") or not os.path.isdir("/proc/self/fd"),
                     reason="lowers the server's open-files limit with prlimit (Linux)")
-def test_silent_connections_from_one_address_leave_new_clients_their_answer(guard_server):
+def test_silent_connections_from_one_address_leave_new_clients_their_answer(edge_server):
     """1,100 silent connections from one address, held 10-15 s, took every descriptor of a
     server with 1,024 and every new client got a reset, with nothing logged. Here the server
     has 200 descriptors to spare and one address holds 300 silent connections: past 20 they are
     closed at once, a new client is answered at once, and the cap is logged (once)."""
-    server = guard_server(pending_handshakes_per_ip=20, request_read_timeout_s=60)
+    server = edge_server(pending_handshakes_per_ip=20, request_read_timeout_s=60)
     pid = server.proc.pid
     spare = 200
     limit = _open_files(pid) + spare
@@ -132,11 +117,11 @@ def test_silent_connections_from_one_address_leave_new_clients_their_answer(guar
     assert lines[0]["pending_address"] == 20 and "PENDING_HANDSHAKES_PER_IP=20" in lines[0]["msg"]
 
 
-def test_the_total_cap_counts_every_address_and_lets_go_as_heads_arrive(guard_server):
+def test_the_total_cap_counts_every_address_and_lets_go_as_heads_arrive(edge_server):
     """Past MAX_PENDING_HANDSHAKES in all a new connection is closed at once, whatever its
     address; a connection stops counting as soon as its head arrives (kept-alive and upgraded
     ones never count), and one the client closed stops counting too."""
-    server = guard_server(pending_handshakes_per_ip=4, max_pending_handshakes=10, request_read_timeout_s=60)
+    server = edge_server(pending_handshakes_per_ip=4, max_pending_handshakes=10, request_read_timeout_s=60)
     # kept-alive connections whose head came are no longer pending: 12 from one address
     clients = [httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address=ATTACKER))
                for _ in range(12)]
@@ -204,10 +189,10 @@ async def _handshake(port: int, path: str, host: str) -> bytes:
         writer.close()
 
 
-async def test_a_foreign_host_is_refused_over_http_and_at_the_websocket_handshake(guard_server):
+async def test_a_foreign_host_is_refused_over_http_and_at_the_websocket_handshake(edge_server):
     """A page of evil.example whose name resolves to 127.0.0.1 reached the server: now its Host
     gets 400 bad_host, on the API and on the game's socket, before the socket is accepted."""
-    server = await asyncio.to_thread(guard_server, public_url="https://uno.example.org:8443/",
+    server = await asyncio.to_thread(edge_server, public_url="https://uno.example.org:8443/",
                                      allowed_hosts=["games.example.net", "*.party.example"])
     made = await asyncio.to_thread(server.create, "Ann")
     short = socket.gethostname().lower().partition(".")[0]
@@ -250,10 +235,10 @@ def test_allowed_hosts_star_turns_the_check_off_and_an_address_literal_always_pa
     assert HostAllowList("127.0.0.1", None, []).allows(None)  # no Host header: no browser's request
 
 
-def test_the_invite_is_for_the_rooms_members(guard_server):
+def test_the_invite_is_for_the_rooms_members(edge_server):
     """/api/invite listed every interface address to anyone who asked: now it takes a member's
     token, as the room's history does."""
-    server = guard_server(public_url="https://uno.example.org")
+    server = edge_server(public_url="https://uno.example.org")
     ann = server.create("Ann")
     other = server.create("Bob")
     url = f"{server.url}/api/invite"
@@ -277,13 +262,13 @@ def _compose_env() -> dict[str, str]:
     return {k: re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", v) for k, v in env.items()}
 
 
-async def test_the_compose_setup_behind_the_shipped_nginx_answers_its_names_only(guard_server, tmp_path):
+async def test_the_compose_setup_behind_the_shipped_nginx_answers_its_names_only(edge_server, tmp_path):
     """nginx passes the browser's Host: with docker-compose.yml's settings the site opens at
     PUBLIC_URL's host (and at "app", a Prometheus's), and a rebinding name gets 400 through nginx."""
     env = _compose_env()
     public = urlsplit(env["PUBLIC_URL"])
     server = await asyncio.to_thread(
-        guard_server, **{k.lower(): env[k] for k in ("PUBLIC_URL", "ALLOWED_HOSTS", "FORWARDED_ALLOW_IPS")})
+        edge_server, **{k.lower(): env[k] for k in ("PUBLIC_URL", "ALLOWED_HOSTS", "FORWARDED_ALLOW_IPS")})
     made = await asyncio.to_thread(server.create, "Ann")
     with _nginx(tmp_path, server.port, "127.0.0.5") as port:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
