@@ -14,16 +14,16 @@ import contextlib
 from redis.exceptions import RedisError
 
 from app.core.networks import network_key
-from app.core.settings import Settings, get_settings
+from app.core.settings import Settings
 from app.storage.store import RoomStore
 
 WINDOW_S = 60
 
 
 class Quotas:
-    def __init__(self, store: RoomStore, settings: Settings | None = None) -> None:
+    def __init__(self, store: RoomStore, settings: Settings) -> None:
         self.store = store
-        self.network = network_key(settings or get_settings())
+        self.network = network_key(settings)
 
     def _key(self, kind: str, address: str) -> str:
         return f"{self.store.prefix}:quota:{kind}:{self.network(address)}"
