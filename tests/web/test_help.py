@@ -5,6 +5,8 @@ long press on a touch screen (the press plays nothing) and by hovering a card in
 from __future__ import annotations
 
 import json
+import re
+import time
 
 from playwright.sync_api import expect
 
@@ -130,3 +132,31 @@ def test_a_card_clicked_before_its_help_shows_leaves_no_help_behind(pages, web_s
     expect(cards).to_have_count(held - 1)  # played (every five plays on a five)
     page.clock.run_for(2000)
     expect(page.locator("#card-tip")).to_be_hidden()
+
+
+def test_how_to_play_opened_before_the_rooms_state_arrives_follows_it(pages, web_server):
+    """The "?" button is there before the room's first state: a panel opened then is rewritten when
+    the rules arrive (a slow phone once read the default mercy limit in a room that plays 30)."""
+    made = web_server.create("Ann", rules={"mercy_limit": 30})
+    page = pages.new(viewport={"width": 1280, "height": 800})
+    held: list = []
+    route: dict = {}
+
+    def hold(ws):
+        server = ws.connect_to_server()
+        route["page"] = ws
+        server.on_message(lambda message: held.append(message))   # the server's messages wait here
+
+    page.route_web_socket(re.compile(r".*/ws/.*"), hold)
+    seat_browser(page, web_server, made["code"], made)
+    page.get_by_role("button", name="How to play").click()
+    dialog = page.get_by_role("dialog", name="How to play No Mercy")
+    expect(dialog).to_contain_text("Whoever holds 25 cards or more")   # nothing known yet: the defaults
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.evaluate("0")                          # lets the proxy's handlers run
+    assert held, "the room's first state did not come"
+    for message in held:
+        route["page"].send(message)
+    expect(dialog).to_contain_text("Whoever holds 30 cards or more is out of the round")
+    expect(dialog).to_be_visible()

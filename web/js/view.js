@@ -1,6 +1,7 @@
 // Each new view from the socket: names and log lines from its events, the sounds and animations
 // they call for, then the lobby or the table drawn again with the keyboard focus kept in place.
 import { S, announce, rememberNames } from "./core.js";
+import { refreshHowTo } from "./help/howto.js";
 import { syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { renderLobby, resetLobby } from "./lobby.js";
@@ -165,6 +166,7 @@ export function render(fx = {}) {
     if (ticker && !ticker.textContent && last !== null) ticker.textContent = last;
   }
   syncHistory();
+  refreshHowTo(S.view.room.rules);
   if (focusKey && !document.body.contains(active)) {
     const again = focusKey.startsWith("#") ? document.getElementById(focusKey.slice(1)) : stage.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)
       || app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);

@@ -45,17 +45,40 @@ export function howToContent(rules = {}) {
   ];
 }
 
+// the open panel and the rules it was written from: the rules can arrive (a page opened on a room
+// whose state is still on its way) or change (the host, in the lobby) while someone reads it
+let shown = null;
+
+function body(rules, close) {
+  return h("div.dlg-body",
+    h("h2#howto-h.dlg-title", ht("howto.title")),
+    ...howToContent(rules),
+    h("div.dlg-actions", h("button.btn.primary", { type: "button", onclick: close }, ht("howto.close"))));
+}
+
 /** Opens the panel for `rules` (a native dialog: Esc or Close shuts it). */
 export function openHowTo(rules) {
-  const dlg = h("dialog.dlg.dlg-howto", { "aria-labelledby": "howto-h" },
-    h("div.dlg-body",
-      h("h2#howto-h.dlg-title", ht("howto.title")),
-      ...howToContent(rules),
-      h("div.dlg-actions", h("button.btn.primary", { type: "button", onclick: () => dlg.close() }, ht("howto.close")))));
-  dlg.addEventListener("close", () => dlg.remove());
+  const dlg = h("dialog.dlg.dlg-howto", { "aria-labelledby": "howto-h" }, body(rules, () => dlg.close()));
+  shown = { dlg, key: JSON.stringify(rules) };
+  dlg.addEventListener("close", () => {
+    dlg.remove();
+    if (shown?.dlg === dlg) shown = null;
+  });
   document.body.append(dlg);
   dlg.showModal();
   return dlg;
+}
+
+/** Rewrites the open panel, if any, when the room's rules are not the ones it shows. */
+export function refreshHowTo(rules) {
+  if (!shown || !rules) return;
+  const key = JSON.stringify(rules);
+  if (key === shown.key) return;
+  const { dlg } = shown;
+  const scroll = dlg.querySelector(".dlg-body")?.scrollTop || 0;
+  dlg.replaceChildren(body(rules, () => dlg.close()));
+  dlg.querySelector(".dlg-body").scrollTop = scroll;
+  shown.key = key;
 }
 
 /** The top bar's "?" button, opening the panel with the rules `rulesNow()` gives. */
