@@ -28,6 +28,7 @@ class SeatInfo(NamedTuple):
     connected: bool = True
     level: str | None = None  # a bot's level (an addition to protocol.md's players entries)
     hue: int | None = None  # a bot's avatar colour (an addition too)
+    away: bool = False  # a person's seat a bot plays until they are back (an addition too)
 
 
 def view_for(s: GameState, player: str | None, table: Mapping[str, SeatInfo] | None = None,
@@ -109,7 +110,7 @@ def _public(s: GameState, table: Mapping[str, SeatInfo] | None
         players = [{"id": pid, "name": info.name if info else pid, "bot": info.bot if info else False,
                     "connected": info.connected if info else True, "cards": len(hand),
                     "eliminated": out, "uno": uno, "score": score, "level": info.level if info else None,
-                    "hue": info.hue if info else None}
+                    "hue": info.hue if info else None, "away": info.away if info else False}
                    for pid, hand, out, uno, score, info in zip(
                        ids, s.hands, s.eliminated, s.uno, s.scores, map(table.get, ids), strict=True)]
     winner = s.winner

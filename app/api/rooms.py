@@ -44,6 +44,7 @@ class CreateRoom(BaseModel):
 class JoinRoom(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
+    watch: bool = False  # a spectator, in the lobby too (a full room offers it)
 
 
 class WatchRoom(BaseModel):
@@ -101,7 +102,7 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
 
 @router.post("/api/rooms/{code}/join")
 async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
-    return await _join(code, _name(body.name), request, screen=False)
+    return await _join(code, _name(body.name), request, screen=False, watch=body.watch)
 
 
 @router.post("/api/rooms/{code}/watch")
@@ -112,7 +113,7 @@ async def watch_room(code: str, body: WatchRoom, request: Request) -> dict[str, 
 
 
 async def _join(code: str, name: str, request: Request, screen: bool,
-                screen_token: str | None = None) -> dict[str, Any]:
+                screen_token: str | None = None, watch: bool = False) -> dict[str, Any]:
     hub = _hub(request)
     limits = hub.limits
     ip = _address(request)
@@ -125,7 +126,8 @@ async def _join(code: str, name: str, request: Request, screen: bool,
         await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
-    joining = commands.command("join", name, limits.network(ip), hub.settings, result, screen, screen_token)
+    joining = commands.command("join", name, limits.network(ip), hub.settings, result, screen, screen_token,
+                               watch)
     answer = await hub.submit(room_code, joining)
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:

@@ -54,6 +54,7 @@ class Err(StrEnum):
     BARRED = "barred"  # removed by the host: the same name or address cannot join again
     SERVER_FULL = "server_full"  # the server holds as many rooms as it may
     NOT_A_BOT = "not_a_bot"  # set_bot names no bot's seat
+    NOT_DISCONNECTED = "not_disconnected"  # bot_plays names no disconnected person's seat
 
 
 REACTIONS = ("gg", "ouch", "uno", "lol", "thumbs_up", "angry", "wow", "clap")
@@ -83,6 +84,14 @@ class SetBot(_Msg):
     type: Literal["set_bot"]
     player_id: Str
     level: Str
+
+
+class BotPlays(_Msg):
+    """Host, while a round plays or between rounds: a disconnected player's seat goes to its bot
+    now (the player takes it back with a hello)."""
+
+    type: Literal["bot_plays"]
+    player_id: Str
 
 
 class RemoveSeat(_Msg):
@@ -162,14 +171,14 @@ class Sync(_Msg):
 
 
 ClientMsg = Annotated[
-    SetRules | AddBot | SetBot | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno | Catch
-    | Rematch | BackToLobby | SetRoom | Leave | React | Sync,
+    SetRules | AddBot | SetBot | BotPlays | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno
+    | Catch | Rematch | BackToLobby | SetRoom | Leave | React | Sync,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMsg)
 MESSAGE_TYPES = frozenset(
-    ["set_rules", "add_bot", "set_bot", "remove_seat", "start", "play", "draw", "pass", "choose", "cancel",
-     "uno", "catch", "rematch", "lobby", "set_room", "leave", "react", "sync"])
+    ["set_rules", "add_bot", "set_bot", "bot_plays", "remove_seat", "start", "play", "draw", "pass", "choose",
+     "cancel", "uno", "catch", "rematch", "lobby", "set_room", "leave", "react", "sync"])
 GAME_TYPES = frozenset(["play", "draw", "pass", "choose", "cancel", "uno", "catch"])
 
 

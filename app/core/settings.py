@@ -51,6 +51,11 @@ class Settings(BaseSettings):
 
     # timers (rules.md "Timers"); the clock speed lets tests run long timers quickly
     reconnect_grace_ms: int = 100_000
+    # a disconnected player's turn (or a choice the game waits for) is played by their seat's bot
+    # this long after it came to them, or after they dropped if later: a closed tab does not run
+    # the whole turn timer again and again. Their seat stays theirs (a hello takes it back).
+    # 0: only the reconnect grace hands a seat to its bot
+    away_turn_grace_ms: int = Field(default=10_000, ge=0)
     hello_timeout_ms: int = 10_000
     room_ttl_ms: int = 6 * 3600 * 1000
     # a room nobody ever opened (no hello yet) expires this long after its last change, and is

@@ -54,6 +54,11 @@ def _set_bot(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     return lambda loaded, now: lobby.set_bot(loaded, player, msg.player_id, msg.level)
 
 
+def _bot_plays(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: presence.bot_plays(loaded, player, msg.player_id)
+
+
 def _remove_seat(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     player = sock.player
     return lambda loaded, now: lobby.remove_seat(loaded, player, msg.player_id)
@@ -92,12 +97,12 @@ def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
 # -- the server's own commands ------------------------------------------------------------------
 
 def _join(name: str, address: str | None, settings: Settings, joined: dict[str, Any],
-          screen: bool = False, screen_token: str | None = None) -> Run:
+          screen: bool = False, screen_token: str | None = None, watch: bool = False) -> Run:
     """HTTP join from ``address``: seat ``name`` (or make them a spectator; a big ``screen``
     always is one); ``joined`` gets the new credentials."""
     def run(loaded: Loaded, now: int) -> list[Event]:
         pid, token, spectator, events = lobby.join(loaded, name, address, settings.max_spectators,
-                                                   screen, now, screen_token)
+                                                   screen, now, screen_token, watch)
         joined.update(code=loaded.room.code, player_id=pid, token=token, spectator=spectator)
         if screen:
             joined["name"] = events[0].data["name"]
@@ -186,6 +191,10 @@ def _grace_step(loaded: Loaded, now: int, seat: Any) -> list[Event]:
     return presence.replace_by_bot(loaded, seat, now)
 
 
+def _stand_in_step(loaded: Loaded, now: int, seat: Any) -> list[Event]:
+    return presence.stand_in(loaded, seat)
+
+
 def _timer_step(loaded: Loaded, now: int, action: Any) -> list[Event]:
     return play.game_action(loaded, None, action, now)
 
@@ -204,7 +213,7 @@ def _bot_step(loaded: Loaded, now: int, move: tuple[str, Any]) -> list[Event]:
 
 #: what a due step of a tick does (``timers.due_step`` names it)
 TIMER_STEPS: dict[str, Callable[[Loaded, int, Any], list[Event]]] = {
-    "grace": _grace_step, "system": _timer_step, "bot": _bot_step,
+    "grace": _grace_step, "stand_in": _stand_in_step, "system": _timer_step, "bot": _bot_step,
 }
 
 #: every room command: its kind -> the builder of its ``run``
@@ -214,6 +223,7 @@ COMMANDS: dict[str, Callable[..., Run]] = {
     "set_rules": _set_rules,
     "add_bot": _add_bot,
     "set_bot": _set_bot,
+    "bot_plays": _bot_plays,
     "remove_seat": _remove_seat,
     "start": _start,
     "rematch": _rematch,

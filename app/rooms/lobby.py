@@ -54,14 +54,16 @@ def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int,
 
 def join(loaded: Loaded, name: str, address: str | None = None, max_spectators: int = 30,
          screen: bool = False, now_ms: int = 0,
-         screen_token: str | None = None) -> tuple[str, str, bool, list[Event]]:
+         screen_token: str | None = None, watch: bool = False) -> tuple[str, str, bool, list[Event]]:
     """Seat a newcomer (or make them a spectator while a round is in play or over, up to
     ``max_spectators``), unless the host locked the room or removed someone of that name, or
     from that address, earlier. Names are unique in a room, in look-alike letters too
     (protocol.md "Names": ``name_taken``). A ``screen`` (the big-screen view, /tv/CODE) is a
     spectator at any time: it never takes a seat and never runs the room; it is barred by its
     own token (``screen_token``, the one it held before), never by a name or an address, and
-    is named "TV", "TV 2" ... as the names free allow."""
+    is named "TV", "TV 2" ... as the names free allow. A person who asks to ``watch`` (a full
+    room offers it) is a spectator in the lobby too, with a join's checks, and takes a seat that
+    frees as waiting spectators do."""
     room = loaded.room
     if room.locked:
         raise Refused(Err.ROOM_LOCKED, "the host has locked this room")
@@ -78,7 +80,7 @@ def join(loaded: Loaded, name: str, address: str | None = None, max_spectators: 
     pid, token = new_player_id(), new_token()
     # while a round plays, and after it until ``lobby`` or ``rematch`` seats the waiting: the
     # view's players are the round's, and a seat taken then was in no list anyone saw
-    spectator = screen or room.status != LOBBY
+    spectator = screen or watch or room.status != LOBBY
     if spectator:
         if len(room.spectators) >= max_spectators:
             raise Refused(Err.ROOM_FULL, "no more spectators fit in this room")

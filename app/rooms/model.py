@@ -156,6 +156,10 @@ class Room:
     # someone said hello: a room nobody ever opened expires after UNCLAIMED_ROOM_TTL_MS and is
     # not counted against MAX_ROOMS (older documents were all opened)
     claimed: bool = True
+    # whose decision the game waits for, and since when: a disconnected player's turn passes to
+    # their seat's bot AWAY_TURN_GRACE_MS after it came to them (timers.schedule keeps both)
+    turn_of: str | None = None
+    turn_since: int = 0
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -201,7 +205,7 @@ class Room:
 
     def table(self) -> dict[str, SeatInfo]:
         seated = {s.id: SeatInfo(s.name, s.bot is not None, s.connected or s.bot is not None, s.bot,
-                                 personas.hue(s.id, s.name)) for s in self.seats}
+                                 personas.hue(s.id, s.name), s.away) for s in self.seats}
         if self.gone:
             for pid, name in self.gone.items():
                 seated.setdefault(pid, SeatInfo(name, False, False, None, personas.hue(pid, name)))
@@ -338,7 +342,7 @@ def lobby_players(room: Room) -> list[dict[str, Any]]:
     return [{"id": s.id, "name": s.name, "bot": s.bot is not None,
              "connected": s.connected or s.bot is not None, "cards": 0, "eliminated": False,
              "uno": False, "score": room.scores.get(s.id, 0), "level": s.bot,
-             "hue": personas.hue(s.id, s.name)} for s in room.seats]
+             "hue": personas.hue(s.id, s.name), "away": s.away} for s in room.seats]
 
 
 def room_views(loaded: Loaded, viewers: Iterable[str], now_ms: int | None = None

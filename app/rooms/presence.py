@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.rooms.model import Loaded, Room, Seat
-from app.rooms.outcomes import NoChange
+from app.core.protocol import Err
+from app.rooms.model import LOBBY, Loaded, Room, Seat
+from app.rooms.outcomes import NoChange, Refused
 from engine import Event, EventKind
 
 
@@ -61,16 +62,42 @@ def node_lost(loaded: Loaded, node: str, now_ms: int) -> list[Event]:
     return events
 
 
+def stand_in(loaded: Loaded, seat: Seat) -> list[Event]:
+    """A disconnected player's turn waited AWAY_TURN_GRACE_MS, or the host handed the seat to its
+    bot: an easy bot plays it from now on, and the seat stays its player's (a hello takes it
+    back at once). Their reconnect grace runs on (``dropped_at`` kept): the host role moves
+    only when it runs out (protocol.md "The host")."""
+    if seat.bot is not None or seat.dropped_at is None:
+        raise NoChange
+    seat.bot, seat.away = "easy", True
+    return [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
+
+
+def bot_plays(loaded: Loaded, player: str, target: str) -> list[Event]:
+    """The host hands a disconnected player's seat to its bot now, rather than wait for the
+    turn's short grace (``stand_in``): while a round plays or between rounds."""
+    room = loaded.room
+    if room.host != player:
+        raise Refused(Err.NOT_HOST, "only the host can do that")
+    if room.status == LOBBY:
+        raise Refused(Err.NOT_STARTED, "in the lobby a seat waits for its player")
+    seat = room.seat(target)
+    if seat is None or seat.bot is not None or seat.dropped_at is None:
+        raise Refused(Err.NOT_DISCONNECTED, "no disconnected player in that seat")
+    return stand_in(loaded, seat)
+
+
 def replace_by_bot(loaded: Loaded, seat: Seat, now_ms: int) -> list[Event]:
     """Reconnect grace ran out: an easy bot plays the seat until its player comes back (their
     token stays valid: a hello takes the seat back)."""
     room = loaded.room
+    stood_in = seat.away  # a bot already plays it (``stand_in``): nothing new to tell
     if seat.id == room.creator:  # only those already here when the creator dropped may stand in
         room.host_lost_ms = seat.dropped_at if seat.dropped_at is not None else now_ms
     seat.bot, seat.connected, seat.dropped_at, seat.node = "easy", True, None, None
     seat.away = True
     settle_host(room)
-    return [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
+    return [] if stood_in else [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
 
 
 def hand_to_bot(room: Room, seat: Seat) -> None:
@@ -89,7 +116,8 @@ def settle_host(room: Room) -> None:
     their next hello. A creator who left for good hands the room on for good, to the human who
     has sat longest (else to a waiting spectator who is a person; a big screen never hosts)."""
     creator = room.seat(room.creator) if room.creator is not None else None
-    if creator is not None and creator.bot is None:
+    if creator is not None and (creator.bot is None or creator.dropped_at is not None):
+        # (a bot standing in within the reconnect grace: ``stand_in``)
         room.host, room.host_lost_ms = creator.id, None
         return
     if creator is not None and creator.away:  # their token still holds: they may come back

@@ -37,7 +37,10 @@ def schedule(loaded: Loaded, now_ms: int, settings: Settings, acted: str | None 
     ``acted`` is the bot that just acted: the next bot move (its own or another bot's) gets a
     fresh think time."""
     room = loaded.room
-    bot = _bot_seat(loaded, _actor(loaded)) if room.status == PLAYING else None
+    actor = _actor(loaded) if room.status == PLAYING else None
+    if actor != room.turn_of:
+        room.turn_of, room.turn_since = actor, now_ms
+    bot = _bot_seat(loaded, actor)
     if bot is None:
         room.bot_due = None
     elif room.bot_due is None or acted is not None:
@@ -74,8 +77,10 @@ def next_due(loaded: Loaded, settings: Settings) -> int | None:
     # in the lobby a dropped player just waits (the host may remove the seat); the grace runs
     # only while a round is on or between rounds
     times: list[int] = [s.dropped_at + settings.reconnect_grace_ms
-                        for s in room.seats if s.bot is None and s.dropped_at is not None
-                        and room.status != LOBBY]
+                        for s in room.seats if s.dropped_at is not None and room.status != LOBBY]
+    away = _away_turn_due(loaded, settings)
+    if away is not None:
+        times.append(away[0])
     game = loaded.game
     if room.status == PLAYING and game is not None and game.winner is None:
         nd = next_deadline(game)
@@ -92,6 +97,21 @@ def next_due(loaded: Loaded, settings: Settings) -> int | None:
     return min(times) if times else None
 
 
+def _away_turn_due(loaded: Loaded, settings: Settings) -> tuple[int, Seat] | None:
+    """(when, seat) of a disconnected player whose turn (or choice) the game waits for: their
+    seat's bot takes over AWAY_TURN_GRACE_MS after the turn came to them or they dropped, whichever
+    came later (a turn that comes to someone long gone still waits the short grace: a phone
+    whose screen just locked is back within it)."""
+    grace = settings.away_turn_grace_ms
+    room = loaded.room
+    if not grace or room.status != PLAYING or room.turn_of is None:
+        return None
+    seat = room.seat(room.turn_of)
+    if seat is None or seat.bot is not None or seat.dropped_at is None:
+        return None
+    return max(seat.dropped_at, room.turn_since) + grace, seat
+
+
 def _absent_chooser(loaded: Loaded) -> str | None:
     game = loaded.game
     if game is None or game.pending is None:
@@ -106,9 +126,12 @@ def due_step(loaded: Loaded, now_ms: int, settings: Settings) -> tuple[str, Any]
     be decided); ``None`` when nothing is due."""
     room = loaded.room
     for seat in room.seats:
-        if seat.bot is None and seat.dropped_at is not None and room.status != LOBBY \
+        if seat.dropped_at is not None and room.status != LOBBY \
                 and now_ms >= seat.dropped_at + settings.reconnect_grace_ms:
             return "grace", seat
+    away = _away_turn_due(loaded, settings)
+    if away is not None and now_ms >= away[0]:
+        return "stand_in", away[1]
     game = loaded.game
     if room.status != PLAYING or game is None or game.winner is not None:
         return None

@@ -77,7 +77,10 @@ def quiet(view: dict[str, Any], humans: set[str]) -> bool:
 
 # node_ttl_ms: the killed process is not given up (and its players swept off, a commit) while the
 # clients come back, however slowly a loaded machine starts the process that takes over
-SETTINGS = {"clock_speed": 10, "bot_delay_ms": 3000, "reconnect_grace_ms": 600_000, "node_ttl_ms": 600_000}
+# and away_turn_grace_ms 0: a disconnected player's turn waits for them (no bot stands in) while
+# they come back
+SETTINGS = {"clock_speed": 10, "bot_delay_ms": 3000, "reconnect_grace_ms": 600_000, "node_ttl_ms": 600_000,
+            "away_turn_grace_ms": 0}
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
@@ -213,7 +216,8 @@ async def test_timers_due_while_no_process_ran_fire_once_after_the_restart(sig):
 CARD = re.compile(r"\b[rygbw]-(?:\d|draw2|draw4|skip|skipall|reverse|discard|reverse4|draw6|draw10"
                   r"|roulette|wild)\b")
 HEX32 = re.compile(r"[0-9a-f]{32}")
-PLAYER_KEYS = {"id", "name", "bot", "connected", "cards", "eliminated", "uno", "score", "level", "hue"}
+PLAYER_KEYS = {"id", "name", "bot", "connected", "cards", "eliminated", "uno", "score", "level", "hue",
+               "away"}
 GAME_KEYS = {"top", "color", "direction", "turn", "turn_deadline", "stack", "pending", "draw_pile",
              "discard_pile", "set_aside", "exposed", "dealer", "winner", "deal_commitment"}
 OVER_KEYS = {"revealed", "points", "reason", "deal_seed"}
