@@ -11,13 +11,13 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
 
 from app.api import history as api_history
 from app.api import invite as api_invite
 from app.api import rooms as api
+from app.api.app_shell import Shell, ShellFiles, shell_router
 from app.api.edge import HttpEdge
 from app.api.rooms import ApiError, error_response
 from app.cluster.hub import Hub
@@ -187,5 +187,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return FileResponse(index)
 
     if WEB_DIR.is_dir():
-        app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
+        # the service worker and the manifest (app/api/app_shell.py), then every other file
+        shell = Shell(WEB_DIR)
+        app.include_router(shell_router(shell))
+        app.mount("/", ShellFiles(shell), name="web")
     return app

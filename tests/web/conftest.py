@@ -64,6 +64,9 @@ class Pages:
         else:
             opts = {"viewport": {"width": 1280, "height": 860}}
         opts["reduced_motion"] = "reduce"  # a test that looks at the motion asks for "no-preference"
+        # a page on 127.0.0.1 installs the service worker, which fetches the whole shell again: the
+        # tests of the app shell ask for it ("allow"), the others keep the machine for themselves
+        opts["service_workers"] = "block"
         opts.update(kwargs)
         ctx = self.browser.new_context(locale=locale, base_url=self.base, **opts)
         ctx.set_default_timeout(10_000)

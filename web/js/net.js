@@ -1,7 +1,8 @@
 // HTTP calls and the room's WebSocket (protocol.md): hello with the token, welcome/patch with
 // version checks (a gap asks for `sync`), ack/error answers matched by message id, reconnect with
 // exponential backoff, a heartbeat that notices dead sockets, and resending of unanswered
-// messages after a reconnect (safe: the server answers a repeated id without acting twice).
+// messages after a reconnect (safe: the server answers a repeated id without acting twice). A page
+// coming back (shown again, unfrozen, back from the cache, online again) checks its socket at once.
 import { applyPatch } from "./patch.js";
 
 export const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
@@ -61,7 +62,7 @@ async function api(method, path, body, token) {
 
 export const Api = {
   create: (name, rules) => api("POST", "/api/rooms", rules ? { name, rules } : { name }),
-  join: (code, name) => api("POST", `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
+  join: (code, name, { watch = false } = {}) => api("POST", `/api/rooms/${encodeURIComponent(code)}/join`, watch ? { name, watch } : { name }),
   room: (code) => api("GET", `/api/rooms/${encodeURIComponent(code)}`),
   rules: () => api("GET", "/api/rules"),
   // the night's record needs the room's token (docs/server.md "Protocol additions")
@@ -115,6 +116,10 @@ const FATAL = { 4401: "removed", 4404: "gone", 4409: "replaced" };
 const PING_EVERY_MS = 15000;
 const PONG_WITHIN_MS = 8000;
 const RESEND_WITHIN_MS = 15000;
+// A page back from the background asks the server for a pong: a socket a phone's sleep or a
+// network change left dead looks open, and the heartbeat would take up to PING_EVERY_MS +
+// PONG_WITHIN_MS to find out. Shorter than PONG_WITHIN_MS: a wrong guess costs one reconnect.
+const RESUME_PROBE_MS = 2000;
 
 let counter = 0;
 const session = Math.random().toString(36).slice(2, 8);
@@ -144,12 +149,19 @@ export class RoomSocket {
     this.retryTimer = null;
     this.pingTimer = null;
     this.pongTimer = null;
-    this.onOnline = () => this.retryNow();
+    this.probeTimer = null;
+    this.probing = false;
+    this.onBack = () => this.checkNow();
     this.onVisible = () => {
-      if (document.visibilityState === "visible") this.retryNow();
+      if (document.visibilityState === "visible") this.checkNow();
     };
-    window.addEventListener("online", this.onOnline);
+    this.onPageShow = (e) => {
+      if (e.persisted) this.checkNow();
+    };
+    window.addEventListener("online", this.onBack);
+    window.addEventListener("pageshow", this.onPageShow);
     document.addEventListener("visibilitychange", this.onVisible);
+    document.addEventListener("resume", this.onBack); // unfrozen (Page Lifecycle API)
   }
 
   connect() {
@@ -181,7 +193,9 @@ export class RoomSocket {
         this.h.onFatal(fatal);
         return;
       }
-      this.scheduleRetry();
+      // closed while the page slept, the close told only now that it is back: no backoff
+      if (this.probing) this.reconnectNow();
+      else this.scheduleRetry();
     };
     ws.onerror = () => {
       /* onclose follows */
@@ -207,8 +221,48 @@ export class RoomSocket {
     this.connect();
   }
 
+  /** The page is back: a socket that is gone is opened again now, not after its backoff; an open
+   * one must answer a ping within RESUME_PROBE_MS (whatever the server sent meanwhile comes first). */
+  checkNow() {
+    if (this.closedByUs) return;
+    const ws = this.ws;
+    if (!ws) {
+      if (this.retryTimer) this.reconnectNow();
+      return;
+    }
+    if (ws.readyState === WebSocket.CONNECTING) return; // its handshake answers for itself
+    if (ws.readyState !== WebSocket.OPEN) {
+      this.reconnectNow();
+      return;
+    }
+    this.probing = true;
+    ws.send('{"type":"ping"}');
+    clearTimeout(this.probeTimer);
+    this.probeTimer = setTimeout(() => {
+      if (this.probing && this.ws === ws) this.dropDead(true);
+    }, RESUME_PROBE_MS);
+  }
+
+  endProbe() {
+    this.probing = false;
+    clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+  }
+
+  /** A new socket at once (the old one, if any, let go). */
+  reconnectNow() {
+    this.endProbe();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.letGo();
+    if (this.closedByUs) return;
+    this.attempt += 1;
+    this.connect();
+  }
+
   receive(msg) {
     this.lastHeard = Date.now();
+    this.endProbe();
     clearTimeout(this.pongTimer);
     this.pongTimer = null;
     switch (msg.type) {
@@ -311,8 +365,18 @@ export class RoomSocket {
     }, PING_EVERY_MS);
   }
 
-  /** Nothing heard back after a ping: the socket is dead even if the browser has not noticed. */
-  dropDead() {
+  /** Nothing heard back after a ping: the socket is dead even if the browser has not noticed.
+   * `now`: the page just came back and waits for it, so no backoff. */
+  dropDead(now = false) {
+    if (now) {
+      this.reconnectNow();
+      return;
+    }
+    this.letGo();
+    if (!this.closedByUs) this.scheduleRetry();
+  }
+
+  letGo() {
     const old = this.ws;
     this.ws = null;
     this.stopHeartbeat();
@@ -321,7 +385,6 @@ export class RoomSocket {
     } catch {
       /* already closing */
     }
-    if (!this.closedByUs) this.scheduleRetry();
   }
 
   stopHeartbeat() {
@@ -334,9 +397,12 @@ export class RoomSocket {
   close() {
     this.closedByUs = true;
     this.stopHeartbeat();
+    this.endProbe();
     clearTimeout(this.retryTimer);
-    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("online", this.onBack);
+    window.removeEventListener("pageshow", this.onPageShow);
     document.removeEventListener("visibilitychange", this.onVisible);
+    document.removeEventListener("resume", this.onBack);
     for (const [id, entry] of this.waiting) entry.resolve({ type: "error", id, code: "closed", message: "", silent: true });
     this.waiting.clear();
     if (this.ws) this.ws.close(1000);

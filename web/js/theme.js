@@ -4,6 +4,7 @@
 // letters every face shows. The stylesheet reads <html data-cards>.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { phoneSettings } from "./pwa.js";
 import { setSound, soundOn } from "./sound.js";
 
 const KEY = "mercyless.cards";
@@ -43,6 +44,7 @@ export function openSettings(onSound) {
       h("h2#settings-h.dlg-title", t("settings.title")),
       h("fieldset.theme-set", h("legend", t("theme.label")), radios, sample),
       sound,
+      phoneSettings(),
       h("div.dlg-actions", h("button.btn.primary", { type: "button", onclick: () => dlg.close() }, t("howto.close.short")))));
   dlg.addEventListener("close", () => dlg.remove());
   document.body.append(dlg);
