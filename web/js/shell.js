@@ -21,33 +21,53 @@ export function langSelect() {
   return h("span.lang-pick", select, h("span.lang-face", { "aria-hidden": "true" }, lang().toUpperCase()));
 }
 
-export function soundToggle() {
+/**
+ * The sound switch, remembered per browser (sound.js): the top bar's speaker icon, or with
+ * `labelled` a switch that says what it is, for the first screen (a phone's player looks for
+ * words there, not a small icon). Every switch on the page follows a change made at any of them.
+ */
+export function soundToggle({ labelled = false } = {}) {
+  const flip = () => {
+    setSound(!soundOn());
+    syncSoundSwitches();
+    if (soundOn()) sound("turn"); // what the turn sounds like, and that the sound works
+  };
+  if (labelled) {
+    const el = h("button.sound-switch", { type: "button", role: "switch", onclick: flip },
+      h("span.sound-switch-icon"), h("span.sound-switch-label", t("sound.switch")),
+      h("span.sound-switch-state", { "aria-hidden": "true" }), h("span.switch-track", { "aria-hidden": "true" }, h("span.switch-knob")));
+    showSound(el);
+    return el;
+  }
+  const el = h("button.icon-btn.sound", { type: "button", onclick: flip });
+  showSound(el);
+  return el;
+}
+
+function showSound(el) {
   const on = soundOn();
-  return h("button.icon-btn.sound", { type: "button", "aria-pressed": String(on), "aria-label": t(on ? "sound.on" : "sound.off"),
-    title: t(on ? "sound.on" : "sound.off"),
-    onclick: (e) => {
-      setSound(!soundOn());
-      const b = e.currentTarget;
-      b.setAttribute("aria-pressed", String(soundOn()));
-      b.setAttribute("aria-label", t(soundOn() ? "sound.on" : "sound.off"));
-      b.title = t(soundOn() ? "sound.on" : "sound.off");
-      replace(b, soundIcon(soundOn()));
-      if (soundOn()) sound("play");
-    } }, soundIcon(on));
+  if (el.classList.contains("sound-switch")) {
+    el.setAttribute("aria-checked", String(on));
+    el.querySelector(".sound-switch-state").textContent = t(on ? "sound.state.on" : "sound.state.off");
+    replace(el.querySelector(".sound-switch-icon"), soundIcon(on));
+    return;
+  }
+  el.setAttribute("aria-pressed", String(on));
+  el.setAttribute("aria-label", t(on ? "sound.on" : "sound.off"));
+  el.title = t(on ? "sound.on" : "sound.off");
+  replace(el, soundIcon(on));
+}
+
+/** Every sound switch on the page shows the sound as it is now. */
+function syncSoundSwitches() {
+  for (const el of document.querySelectorAll("button.sound, button.sound-switch")) showSound(el);
 }
 
 /** ⚙: the settings (the card theme, the sound); the bar's sound switch follows a change there. */
 export function settingsButton() {
   const label = t("settings.open");
   return h("button.icon-btn.settings-btn", { type: "button", "aria-label": label, title: label, "data-key": "settings",
-    onclick: () => openSettings(() => {
-      for (const b of document.querySelectorAll("button.sound")) {
-        b.setAttribute("aria-pressed", String(soundOn()));
-        b.setAttribute("aria-label", t(soundOn() ? "sound.on" : "sound.off"));
-        b.title = t(soundOn() ? "sound.on" : "sound.off");
-        replace(b, soundIcon(soundOn()));
-      }
-    }) },
+    onclick: () => openSettings(syncSoundSwitches) },
   h("span.icon", { "aria-hidden": "true" }, "⚙"));
 }
 

@@ -1,14 +1,97 @@
 // What the player does at the table: play a card (asking a wild's colour or a 7's target first),
 // draw or take the stack, pass, UNO, catch, react, and the keyboard in the hand and at the table.
+// A play shows at once: the card leaves the hand for the pile as it is tapped, and the server's
+// answer settles it (its patch) or takes it back (its error: the card returns to its place).
 import { parse } from "../cards.js";
 import { S, legal, reducedMotion, send, toast } from "../core.js";
 import { askColor, askTarget } from "../dialogs.js";
+import { releasePointerFocus } from "../dom.js";
 import { t } from "../i18n.js";
 import { sound } from "../sound.js";
 import { CLOSED } from "./choices.js";
+import { arrive } from "./motion.js";
 import { isMyTurn, T } from "./state.js";
 
 const CATCH_COOLDOWN_MS = 1500;
+
+// "off" in localStorage: a play waits for the server's patch before it shows, as it did before
+// (bench/tap_latency.py measures the two side by side)
+const SHOW_AT_ONCE = localStorage.getItem("mercyless.optimistic") !== "off";
+const NOTHING = { play: [], draw: false, pass: false, choose: [], cancel: false, uno: false, catch: [] };
+
+let pending = null; // the play shown before the server's answer: {card, color, sock, unoArmed}
+let lastView = null; // the server's latest view (the one shown, less the pending play)
+
+/** Whether a play of this player waits for the server's answer (shown already). */
+export function playPending() {
+  return pending !== null;
+}
+
+/**
+ * The view to show for the server's `view`: while a play waits for its answer, that card is out
+ * of the hand (and the player's count) and on the pile, and there is nothing else to do until the
+ * answer comes. The server's view itself is never changed.
+ */
+export function shownView(view) {
+  lastView = view;
+  const g = view?.game;
+  const i = pending && g ? (view.hand || []).indexOf(pending.card) : -1;
+  if (i < 0) return view; // no play waits, or the server's view already has it played
+  const hand = view.hand.slice();
+  hand.splice(i, 1);
+  return {
+    ...view, hand,
+    players: view.players.map((p) => (p.id === S.you ? { ...p, cards: p.cards - 1 } : p)),
+    game: { ...g, top: pending.card, color: pending.color, discard_pile: g.discard_pile + 1, legal: NOTHING, drawn: null },
+  };
+}
+
+/** The patch's `played` event that settles the pending play, if it has one (the play then is the
+ * server's: nothing to take back, no second flight to the pile, no second sound). */
+export function confirmPlay(events) {
+  if (!pending) return null;
+  const ev = events.find((e) => e.kind === "played" && e.player === S.you && e.card === pending.card) || null;
+  if (ev) pending = null;
+  return ev;
+}
+
+/** The tapped card leaves the hand for the pile now, before the server has it. */
+function showPlay(card, btn, color) {
+  releasePointerFocus(T.root); // before anything changes (dom.js: a later let-go lays the page out)
+  // the places are read before anything is drawn anew: one read, none after the change
+  const from = btn.isConnected ? btn.getBoundingClientRect() : null;
+  const to = T.discard.firstElementChild?.getBoundingClientRect() || null;
+  const kind = parse(card).color;
+  pending = { card, color: color || (kind === "wild" ? S.view.game.color : kind), sock: S.sock, unoArmed: S.ui.unoArmed };
+  const shown = shownView(S.view);
+  if (shown === S.view) {
+    pending = null; // the card left the hand meanwhile (a colour asked first): the server judges
+    return;
+  }
+  S.view = shown;
+  S.rerender?.();
+  const top = T?.discard.firstElementChild;
+  if (top && to) arrive(top, from, { turn: -20, to });
+  sound("play");
+}
+
+/** The server's answer came and no patch settled the play: an ack (a reconnect's welcome had the
+ * play already) shows the server's view; a refusal, or a play never sent, takes the card back
+ * to where it was in the hand. */
+function settle(answer) {
+  const was = pending;
+  pending = null;
+  if (!was || was.sock !== S.sock || !lastView || !T) return;
+  const pile = T.discard.getBoundingClientRect();
+  S.view = lastView;
+  if (answer?.type !== "ack") S.ui.unoArmed = was.unoArmed; // the hand of two is back: so is the UNO call
+  S.rerender?.();
+  if (answer?.type === "ack") return;
+  // a refusal says why (core.js send); a play the connection lost before it went, here
+  if (answer?.code === "stale") toast(t("table.playNotSent"), "error");
+  const back = [...T.hand.querySelectorAll(`.hand-card[data-card="${CSS.escape(was.card)}"]`)].pop();
+  if (back) arrive(back, pile, { scale: 0.7, duration: 260 });
+}
 
 function shake(el) {
   if (!el || reducedMotion()) return;
@@ -58,11 +141,17 @@ export async function onCard(code, btn) {
   }
   if (S.ui.unoArmed && v.hand.length === 2) fields.uno = true;
   S.ui.playing = true;
+  // on its way first (send writes to the socket before it waits): the server works on it while
+  // the page draws it
+  const answering = send("play", fields);
+  if (SHOW_AT_ONCE) showPlay(code, btn, fields.color);
+  let answer = null;
   try {
-    const answer = await send("play", fields);
+    answer = await answering;
     if (answer.type === "ack") S.ui.unoArmed = false;
   } finally {
     S.ui.playing = false;
+    if (pending) settle(answer);
   }
 }
 

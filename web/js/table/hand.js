@@ -5,13 +5,14 @@ import { legal, me, media } from "../core.js";
 import { h, removeEl, replace, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
-import { onCard } from "./actions.js";
+import { onCard, playPending } from "./actions.js";
 import { isMyTurn, T } from "./state.js";
 
 export function renderHand(v, fx) {
   const g = v.game;
   const lg = legal();
   const hand = sortHand(v.hand || []);
+  const waiting = playPending();
   setText(T.handH, t("table.yourHand", { n: hand.length }));
   const counts = new Map();
   const keys = hand.map((code) => {
@@ -41,7 +42,9 @@ export function renderHand(v, fx) {
       T.cards.set(key, btn);
       if (!fx.welcome) T.fresh.push(btn); // effects.js brings it in from where it came (motion.js)
     }
-    const playable = lg.play.includes(code) && !g.winner;
+    // while a play waits for the server's answer the cards keep their looks: the answer restyles
+    // them once, not the tap's frame too (no second card is played meanwhile: actions.js)
+    const playable = waiting ? btn.classList.contains("playable") : lg.play.includes(code) && !g.winner;
     const color = code[0];
     btn.classList.toggle("playable", playable);
     btn.classList.toggle("group-start", prevColor !== null && color !== prevColor);
@@ -57,7 +60,7 @@ export function renderHand(v, fx) {
     }
     if (T.hand.children[i] !== btn) T.hand.insertBefore(btn, T.hand.children[i] || null);
   });
-  T.hand.classList.toggle("my-turn", isMyTurn(g));
+  if (!waiting) T.hand.classList.toggle("my-turn", isMyTurn(g));
   if (T.hand.dataset.size !== String(hand.length)) T.hand.dataset.size = String(hand.length);
   T.hand.classList.toggle("big", hand.length >= 10);
   T.hand.classList.toggle("huge", hand.length >= 17);
