@@ -51,6 +51,22 @@ def test_wrong_code_full_room_and_code_format(pages, web_server):
     expect(page.get_by_role("alert")).to_contain_text("There is no room with code QQQQQQ")
 
 
+def test_a_full_rooms_lobby_offers_to_watch(pages, web_server):
+    made = web_server.create("Host")
+    for i in range(9):
+        web_server.join(made["code"], f"P{i}")
+    page = pages.new(phone=True)
+    page.goto("/")
+    page.get_by_label("Your name").fill("Cat")
+    page.get_by_label("Join a room").fill(made["code"])
+    page.get_by_role("button", name="Join", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("or watch: you take the next free seat")
+    page.get_by_role("button", name=f"Watch {made['code']}").click()
+    expect(page).to_have_url(re.compile(f"/r/{made['code']}$"))
+    expect(page.locator(".spectator.is-you")).to_contain_text("Cat")
+    expect(page.locator(".seatlist .seat")).to_have_count(10)
+
+
 def test_reload_mid_game_returns_to_the_same_seat_and_hand(pages, web_server):
     host = pages.new()
     guest = pages.new()

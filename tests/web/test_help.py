@@ -160,3 +160,54 @@ def test_how_to_play_opened_before_the_rooms_state_arrives_follows_it(pages, web
         route["page"].send(message)
     expect(dialog).to_contain_text("Whoever holds 30 cards or more is out of the round")
     expect(dialog).to_be_visible()
+
+
+SHOWN_JS = """(el) => { const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return {top: r.top, bottom: r.bottom, vh: innerHeight, hit: !!hit && el.contains(hit),
+          scrolled: el.closest('.dlg-body').scrollTop}; }"""
+STILL_IN_ROOM_JS = """() => document.getElementById('stage') === window.roomStage
+  && !history.state?.mercylessHowto && document.body.dataset.screen === 'room'"""
+
+
+def test_how_to_play_closes_on_a_phone_by_its_x_esc_a_tap_beside_it_and_back(pages, web_server, artifacts):
+    """On a phone the panel is 2,750 px long: its one Close button was at its foot, a tap beside it
+    did nothing and the back button left the room. Each way closes it now, and the room stays."""
+    made = web_server.create("Ann")
+    page = pages.new(phone=True, viewport={"width": 390, "height": 844})
+    seat_browser(page, web_server, made["code"], made)
+    page.wait_for_selector(".lobby .seat")
+    page.evaluate("() => { window.roomStage = document.getElementById('stage'); }")
+    url = page.url
+    dialog = page.get_by_role("dialog", name="How to play No Mercy")
+    close = dialog.get_by_role("button", name="Close")
+
+    def reopen():
+        page.get_by_role("button", name="How to play").click()
+        expect(dialog).to_be_visible()
+
+    def closed():
+        expect(dialog).to_be_hidden()
+        page.wait_for_function(STILL_IN_ROOM_JS)   # no new room page: the same stage, the history back
+        assert page.url == url
+
+    reopen()
+    expect(dialog).to_contain_text("Hold a card to see what it does.")  # no ? key on a touch screen
+    expect(dialog).not_to_contain_text("press ?")
+    for at in ("el.scrollHeight / 2", "el.scrollHeight"):   # read half way, and to the end
+        dialog.locator(".dlg-body").evaluate(f"(el) => {{ el.scrollTop = {at}; }}")
+        got = close.evaluate(SHOWN_JS)   # the × is still in view, uncovered
+        assert got["scrolled"] > 1000 and got["hit"] and got["top"] >= 0 and got["bottom"] <= got["vh"], got
+    page.screenshot(path=str(artifacts / "how-to-play-phone-scrolled.png"))
+    close.click()
+    closed()
+    reopen()
+    page.keyboard.press("Escape")
+    closed()
+    reopen()
+    page.touchscreen.tap(5, 5)    # beside the panel: its backdrop
+    closed()
+    reopen()
+    page.go_back()                # the phone's back button closes the panel, not the room
+    closed()
+    expect(page.locator(".lobby .seat")).to_have_count(1)

@@ -59,8 +59,14 @@ export function renderLanding() {
         doJoin();
       }
     } });
-  const errorBox = h("p#land-error.form-error", { role: "alert" }, st.error || "");
   const busy = st.busy;
+  // a full room's lobby: the newcomer may watch instead, and sits when a seat frees
+  const watchOffer = st.watchOffer && st.errorField === "code" ? h("button.btn.ghost.small.watch-instead", { type: "button", disabled: busy, "data-key": "watch",
+    onclick: () => {
+      const n = readName();
+      if (n) enterWith(() => Api.join(st.watchOffer, n, { watch: true }), st.watchOffer);
+    } }, t("land.watchInstead", { code: st.watchOffer })) : null;
+  const errorBox = h("p#land-error.form-error", { role: "alert" }, st.error || "", watchOffer ? [" ", watchOffer] : null);
 
   const readName = () => {
     const n = cleanName(nameInput.value);
@@ -165,7 +171,7 @@ export function renderLanding() {
           cardFace("r-7", { size: "md", class: "hc1" }), cardFace("w-draw10", { size: "md", class: "hc2" }),
           cardFace("b-skip", { size: "md", class: "hc3" }), cardFace("y-2", { size: "md", class: "hc4" })),
         h("h1", t("app.name")),
-        h("p.tagline", t("app.tagline"))),
+        h("p.tagline", t("app.tagline")), soundToggle({ labelled: true })),
       h("section.panel.land-panel", form),
       roomList),
     ...shellParts());
@@ -174,8 +180,9 @@ export function renderLanding() {
 }
 
 async function enterWith(call, code) {
-  update({ ...landingState, busy: true, error: null, errorField: null });
+  update({ ...landingState, busy: true, error: null, errorField: null, watchOffer: null });
   renderLanding();
+  let watchOffer = null;
   try {
     const res = await call();
     const seat = { token: res.token, player_id: res.player_id, name: localStorage.getItem(NAME_KEY) || "", spectator: !!res.spectator };
@@ -193,7 +200,9 @@ async function enterWith(call, code) {
         field = "code";
       } else if (err.code === "room_full") {
         // mid-round a joiner would watch: then it is the spectators' places that ran out
-        msg = t((await roomStatus(code)) === "playing" ? "err.code.watchFull" : "err.code.full", { code });
+        const playing = (await roomStatus(code)) === "playing";
+        msg = t(playing ? "err.code.watchFull" : "err.code.full", { code });
+        if (!playing) watchOffer = code;
         field = "code";
       } else if (err.code === "room_locked") {
         msg = t("err.code.locked", { code });
@@ -213,7 +222,7 @@ async function enterWith(call, code) {
       } else if (err.status !== 0) msg = errorText({ code: err.code, message: err.message });
     }
     // a code that found no room stays in the box: a one-letter typo is fixed, not retyped
-    update({ ...landingState, busy: false, error: msg, errorField: field,
+    update({ ...landingState, busy: false, error: msg, errorField: field, watchOffer,
       ...(field === "code" ? { fromLink: false, invite: code } : {}) });
     if (field === "code") typed.code ??= code;
     renderLanding();

@@ -4,9 +4,9 @@ import { S, isHost, name, send, toast } from "./core.js";
 import { h, replace, svg } from "./dom.js";
 import { historyPanel } from "./history.js";
 import { t } from "./i18n.js";
-import { inviteBase, knownBase, qrSrc } from "./invite.js";
+import { askInviteBase, copyInvite, inviteQr, inviteUrl, knownBase } from "./invite.js";
 import { LEVELS, botBadge, botLevelPicker, removeButton, spectatorList } from "./members.js";
-import { Seats } from "./net.js";
+import { phonesNote } from "./pwa.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
   "zero", "roulette_chooser"];
@@ -18,53 +18,7 @@ const WILD_KINDS = ["reverse4", "draw6", "draw10", "roulette", "wild"];
 const MAX_SEATS = 10;
 let refs = null; // persistent elements of the current lobby
 
-/** The invite link as far as known now (invite.js: not a loopback address when another is known). */
-export function inviteUrl() {
-  return `${knownBase()?.base || location.origin}/r/${S.code}`;
-}
-
-/** The invite's addresses are for the room's members: asked with this browser's token for it. */
-function askInviteBase() {
-  const token = S.sock && S.sock.code === S.code ? S.sock.token : Seats.get(S.code)?.token;
-  return inviteBase(S.code, token);
-}
-
-export async function copyInvite() {
-  await askInviteBase();
-  const url = inviteUrl();
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(url);
-      toast(t("lobby.copied"), "good");
-      return;
-    }
-  } catch {
-    /* fall through to the fallback */
-  }
-  // fallback: a selected textarea and execCommand, else show the link to copy by hand
-  const area = h("textarea", { readonly: true, style: { position: "fixed", top: "-1000px", opacity: "0" } });
-  area.value = url;
-  document.body.append(area);
-  area.select();
-  let ok = false;
-  try {
-    ok = document.execCommand("copy");
-  } catch {
-    ok = false;
-  }
-  area.remove();
-  if (ok) toast(t("lobby.copied"), "good");
-  else {
-    toast(t("lobby.copyFailed", { url }), "info", 9000);
-    const link = document.querySelector(".invite-link");
-    if (link) {
-      const range = document.createRange();
-      range.selectNodeContents(link);
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
-    }
-  }
-}
+export { copyInvite }; // the top bar's room code copies the invite too (room.js)
 
 /** A seat's badge: its name's first letter on its colour, `players[].hue` (every bot of a room
  * its own, away from the others'; a person's from their id, as computed here without one), a
@@ -198,10 +152,7 @@ function build(stage) {
   const codeEl = h("p.bigcode", { "aria-label": "" });
   const linkEl = h("code.invite-link");
   // a phone reads the link from the screen: a QR code of it (the server draws it)
-  const qrBox = h("figure.invite-qr", { hidden: true },
-    h("img.qr", { alt: t("lobby.qrAlt"), width: 164, height: 164, decoding: "async", onerror: (e) => inlineQr(e.target) }),
-    h("figcaption.hint", t("lobby.qrHint")));
-  const localWarn = h("p.note.warn.invite-local", { role: "note", hidden: true }, t("lobby.localOnly"));
+  const qr = inviteQr(host);
   const lockBox = h("div.roomlock");
   const invite = h("section.panel.invite", { "aria-labelledby": "invite-h" },
     h("h2#invite-h.label", t("lobby.code")),
@@ -209,7 +160,7 @@ function build(stage) {
     h("div.invite-actions",
       h("button.btn.primary", { type: "button", "data-key": "copy", onclick: copyInvite }, t("lobby.share")),
       navigator.share ? h("button.btn", { type: "button", onclick: () => navigator.share({ title: "Mercyless", url: inviteUrl() }).catch(() => {}) }, t("lobby.shareNative")) : null),
-    linkEl, qrBox, localWarn, lockBox);
+    linkEl, qr.qr, qr.warn, phonesNote(), lockBox);
 
   const seatsH = h("h2#seats-h");
   const matchNote = h("p.note.match-note", { hidden: true });
@@ -252,7 +203,7 @@ function build(stage) {
 
   const root = h("div.lobby", h("div.lobby-side", invite, seats, historyPanel()), rules);
   replace(stage, root);
-  refs = { stage, root, host, codeEl, linkEl, qrBox, localWarn, lockBox, seatsH, matchNote, seatList, spect, startBtn, startNote, presetBtns, fields,
+  refs = { stage, root, host, codeEl, linkEl, qr, lockBox, seatsH, matchNote, seatList, spect, startBtn, startNote, presetBtns, fields,
     deck };
 }
 
@@ -361,33 +312,6 @@ export function renderLobby(stage) {
   }
 }
 
-// The server's SVG lacks its xmlns (segno's svg_inline), which an <img> refuses to draw: the same
-// drawing then goes into the page itself, where the HTML parser gives it its namespace.
-async function inlineQr(img) {
-  const src = img.getAttribute("src");
-  if (!src || img.dataset.inlined === src) return;
-  img.dataset.inlined = src;
-  try {
-    const res = await fetch(src);
-    if (!res.ok || img.getAttribute("src") !== src) return;
-    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
-    const drawing = doc.querySelector("svg");
-    if (!drawing) return;
-    for (const el of drawing.querySelectorAll("script, foreignObject")) el.remove();
-    drawing.setAttribute("viewBox", `0 0 ${drawing.getAttribute("width") || 100} ${drawing.getAttribute("height") || 100}`);
-    drawing.removeAttribute("width");
-    drawing.removeAttribute("height");
-    drawing.setAttribute("role", "img");
-    drawing.setAttribute("aria-label", img.alt);
-    drawing.classList.add("qr", "qr-inline");
-    img.hidden = true;
-    img.parentElement.querySelector(".qr-inline")?.remove();
-    img.after(document.importNode(drawing, true));
-  } catch {
-    /* the link above is still there to copy */
-  }
-}
-
 /** The link, its QR code and, when only this computer can open it, the warning. */
 function showInvite() {
   const r = refs;
@@ -395,15 +319,7 @@ function showInvite() {
     if (refs !== r) return;
     const url = `${b.base}/r/${S.code}`;
     if (r.linkEl.textContent !== url) r.linkEl.textContent = url;
-    const img = r.qrBox.querySelector("img");
-    const src = qrSrc(url);
-    if (img.getAttribute("src") !== src) {
-      r.qrBox.querySelector(".qr-inline")?.remove();
-      img.hidden = false;
-      img.setAttribute("src", src);
-    }
-    r.qrBox.hidden = false;
-    r.localWarn.hidden = !b.localOnly;
+    r.qr.show(b);
   };
   const known = knownBase();
   if (known) draw(known);

@@ -20,8 +20,54 @@ export function logLength() {
   return log.length;
 }
 
+// the rules a change may name, in the lobby's order; a key not here changes the line to the plain one
+const RULES = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven", "zero",
+  "roulette_chooser", "scoring", "mercy_limit", "hand_size", "uno_penalty", "catch_window_s", "target_score",
+  "turn_timer_s", "deck"];
+const CARD_COUNTS = ["mercy_limit", "hand_size", "uno_penalty"];
+
+function deckTotal(deck) {
+  return Object.values(deck || {}).reduce((sum, n) => sum + (Number(n) || 0), 0);
+}
+
+/** A rule's value in words, as the lobby shows it ("5 cards", "Off", a choice's text quoted);
+ * `bare`: a number without its unit (the old value, the new one saying it: "from 7 to 5 cards"). */
+function ruleValue(key, value, bare = false) {
+  if (key === "deck") return t("rule.deck.total", { n: deckTotal(value) });
+  if (typeof value === "boolean") return t(`rule.scoring.${value}`);
+  if (typeof value === "string") return t("ev.rule_value", { v: t(`rule.${key}.${value}`) });
+  if (key === "turn_timer_s" && value === 0) return t("rule.scoring.false");
+  const unit = key.endsWith("_s") ? t("unit.s") : key === "target_score" ? t("unit.pts") : CARD_COUNTS.includes(key) ? t("unit.cards") : "";
+  return unit && !bare ? `${value} ${unit}` : String(value);
+}
+
+/** "The host changed Hand size from 7 to 5 cards" (several rules: each listed), from the rules
+ * before the change (`was`: a guest read only "The host changed the rules ×2" before). */
+function rulesLine(entry) {
+  const now = entry.ev.rules;
+  const was = entry.was;
+  const by = entry.host ? name(entry.host) : t("ev.theHost");
+  const plain = { text: t("ev.rules_changed"), cls: "meta" };
+  if (!was || !now || typeof was !== "object" || typeof now !== "object") return plain;
+  const changed = RULES.filter((key) => key in now && JSON.stringify(now[key]) !== JSON.stringify(was[key]));
+  if (!changed.length) return plain;
+  const parts = changed.map((key) => {
+    const numbers = typeof was[key] === "number" && was[key] !== 0 && typeof now[key] === "number" && now[key] !== 0;
+    return { key, rule: t(`rule.${key}`), was: ruleValue(key, was[key], numbers && key !== "deck"), now: ruleValue(key, now[key]) };
+  });
+  if (parts.length === 1) {
+    const [p] = parts;
+    // a deck of the same size with other cards: its total says nothing
+    if (p.was === p.now) return { text: t("ev.rule_changed_plain", { by, rule: p.rule }), cls: "meta" };
+    return { text: t("ev.rule_changed", { by, rule: p.rule, was: p.was, now: p.now }), cls: "meta" };
+  }
+  const changes = parts.map((p) => (p.was === p.now ? p.rule : t("ev.rule_change", p))).join("; ");
+  return { text: t("ev.rules_changed_list", { by, changes }), cls: "meta" };
+}
+
 /** An entry's words now: an event or a key is described again (after a change of language). */
 function words(entry) {
+  if (entry.ev?.kind === "rules_changed") return rulesLine(entry);
   if (entry.ev) return describe(entry.ev, name, S.you, entry.host);
   if (entry.key) return { text: t(entry.key, entry.params || {}), cls: entry.cls };
   return entry;

@@ -71,3 +71,11 @@ export function spectatorList(room) {
         title: t(s.connected ? "online" : "offline") }),
       host ? removeButton(s) : null))));
 }
+
+/** The host's "Bot plays" on a disconnected player's seat: their seat's bot plays it now rather
+ * than after the turn's short grace (bot_plays); they take the seat back when they return. */
+export function botPlaysButton(p) {
+  const label = t("table.botPlaysLong", { name: p.name });
+  return h("button.btn.small.bot-plays", { type: "button", "aria-label": label, title: label, "data-key": `bot-plays:${p.id}`,
+    onclick: () => send("bot_plays", { player_id: p.id }) }, t("table.botPlays"));
+}

@@ -10,7 +10,7 @@ import { handlePending } from "./table/choices.js";
 import { renderControls, renderTurn } from "./table/controls.js";
 import { applyFx, measureFx } from "./table/effects.js";
 import { fitHand, NO_FAN, renderHand, renderMine } from "./table/hand.js";
-import { renderOpponents } from "./table/opponents.js";
+import { renderOpponents, SHORT_WIDE } from "./table/opponents.js";
 import { renderCenter, renderStack } from "./table/piles.js";
 import { renderOverlay } from "./table/round-over.js";
 import { setTable, T } from "./table/state.js";
@@ -134,7 +134,8 @@ export function renderTable(stage, fx = {}) {
 // not fit the window, the table tightens step by step, each step kept while a later one is added:
 // compact opponent chips in one row, smaller piles, a tighter hand box with smaller cards, then the
 // turn line and the buttons in one row (ten seats and 16 cards at 1100x640 needed that). Not on
-// phones and touch screens: they scroll, and keep their own whole-card layout.
+// phones and touch screens: they scroll, and keep their own whole-card layout; nor on a short, wide
+// window (a phone on its side), which has a layout of its own for that (style.css).
 const SNUG = ["snug-opps", "snug-piles", "snug-me", "snug-row"];
 
 function fitTable() {
@@ -145,7 +146,7 @@ function fitTable() {
   if (smaller) fitHand(T.hand); // planned for the smaller cards
   const bottom = () => T.hand.closest(".me").getBoundingClientRect().bottom + window.scrollY;
   const fits = () => bottom() <= document.documentElement.clientHeight;
-  if (!media(NO_FAN).matches && !root.classList.contains("spectating") && !fits()) {
+  if (!media(NO_FAN).matches && !media(SHORT_WIDE).matches && !root.classList.contains("spectating") && !fits()) {
     for (const c of SNUG) {
       root.classList.add(c);
       if (c === "snug-me") fitHand(T.hand); // its cards are smaller: the fan is planned again

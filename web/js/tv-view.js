@@ -106,14 +106,32 @@ export function renderTv(view, info = {}) {
   renderSeats(view);
   renderCenter(view);
   renderSide(view);
-  cancelAnimationFrame(V.fitFrame);
-  V.fitFrame = requestAnimationFrame(fitArrows);
 }
 
-window.addEventListener("resize", () => {
+/** What is placed from the laid-out page, once the frame's layout is done. */
+function fitLater() {
   cancelAnimationFrame(V.fitFrame);
-  V.fitFrame = requestAnimationFrame(fitArrows);
-});
+  V.fitFrame = requestAnimationFrame(() => {
+    fitArrows();
+    fitLatest();
+  });
+}
+
+window.addEventListener("resize", fitLater);
+
+/** The latest events as whole lines: the oldest that do not fit the box are left out (the box
+ * kept its newest lines at its foot and cut the top one in half across it). */
+function fitLatest() {
+  const list = V.refs?.latest;
+  if (!list || !list.isConnected) return;
+  const lines = [...list.children];
+  for (const li of lines) li.hidden = false;
+  const top = list.getBoundingClientRect().top - 0.5;
+  for (const li of lines.slice(0, -1)) { // the newest line shows, whatever it costs
+    if (li.getBoundingClientRect().top >= top) break;
+    li.hidden = true;
+  }
+}
 
 /** The arrowheads where no seat or sign hides them (ring.js), once the frame's layout is done. */
 function fitArrows() {
@@ -155,7 +173,10 @@ function renderSeats(view) {
     c.li.classList.toggle("out", !!p.eliminated);
     c.li.classList.toggle("winner", !!(g && g.winner === p.id));
     c.li.classList.toggle("offline", !p.connected);
+    c.li.classList.toggle("away", !!p.away);
     const badges = [];
+    if (p.away) badges.push(h("span.flag.flag-away", t("table.away")));
+    else if (!p.connected) badges.push(h("span.flag.flag-away", t("offline")));
     if (inGame && g.dealer === p.id) badges.push(h("span.badge.badge-dealer", t("table.dealer")));
     if (p.eliminated) badges.push(h("span.flag.flag-out", t("table.eliminated")));
     else if (p.uno) badges.push(h("span.flag.flag-uno", "UNO"));
@@ -254,6 +275,7 @@ function renderSide(view) {
   R.legend.hidden = !won.size;
   R.legend.textContent = won.size ? t("tv.wonLegend") : "";
   tvTick();
+  fitLater();
 }
 
 /** The turn's seconds left, kept current between patches. */

@@ -8,9 +8,11 @@ import { renderLobby, resetLobby } from "./lobby.js";
 import { releasePointerFocus } from "./dom.js";
 import { lastLogText, logLength, pushLog } from "./log.js";
 import { Api, Seats } from "./net.js";
+import { notifyTurn } from "./notify.js";
 import { app } from "./shell.js";
 import { sound } from "./sound.js";
 import { announceTurn, bringHandIntoView, renderTable, resetTable } from "./table.js";
+import { confirmPlay, shownView } from "./table/actions.js";
 
 function computeFx(prev, view, events, welcome) {
   const fx = { welcome, bump: new Set(), ko: new Set() };
@@ -76,19 +78,31 @@ function waitsForMe(view) {
   return !!g && !g.winner && view.room.status === "playing" && (g.pending ? g.pending.player : g.turn) === S.you;
 }
 
-function soundsFor(events, prev, view) {
+// One sound a patch, the one that matters most to this player: a stack aimed at you also makes it
+// your turn, a bot's play and your turn come together, and sounds at once are noise.
+const SOUND_ORDER = ["win", "eliminated", "stack", "roulette", "turn", "uno", "draw", "play"];
+
+/** The patch's sound (`confirmed`: the player's own play, heard when it was tapped). */
+function soundsFor(events, prev, view, confirmed) {
+  const heard = new Set();
   for (const ev of events) {
-    if (ev.kind === "played") sound(/draw|reverse4/.test(ev.card) ? "stack" : "play");
-    else if ((ev.kind === "drew" || ev.kind === "took_stack") && ev.player === S.you) sound("draw");
-    else if (ev.kind === "uno" || ev.kind === "exposed") sound("uno");
+    if (ev.kind === "played" && ev !== confirmed) heard.add("play");
+    else if ((ev.kind === "drew" || ev.kind === "took_stack") && ev.player === S.you) heard.add("draw");
+    else if (ev.kind === "uno" || ev.kind === "exposed") heard.add("uno");
+    else if (ev.kind === "roulette") heard.add("roulette");
     if (ev.kind === "exposed" && ev.player === S.you) announce(t("table.exposedYou", { s: view.room.rules.catch_window_s }));
-    else if (ev.kind === "eliminated") sound("eliminated");
-    else if (ev.kind === "round_over") sound(ev.winner === S.you ? "win" : "play");
+    else if (ev.kind === "eliminated") heard.add("eliminated");
+    else if (ev.kind === "round_over" && ev.winner === S.you) heard.add("win");
   }
+  const ps = prev?.game?.stack;
+  const ns = view.game?.stack;
+  if (ns && ns.target === S.you && !view.game.winner && (!ps || ps.target !== S.you || ps.total !== ns.total)) heard.add("stack");
   const was = prev?.game && !prev.game.winner && (prev.game.pending ? prev.game.pending.player : prev.game.turn) === S.you;
   const now = view.game && !view.game.winner && (view.game.pending ? view.game.pending.player : view.game.turn) === S.you;
+  if (now && !was) heard.add("turn");
+  const loudest = SOUND_ORDER.find((name) => heard.has(name));
+  if (loudest) sound(loudest);
   if (now && !was) {
-    sound("turn");
     buzz();
     announceTurn();
     return true;
@@ -101,13 +115,19 @@ export function onState(view, info) {
   releasePointerFocus(document.getElementById("stage"));
   const prev = S.view;
   S.prev = prev;
-  S.view = view;
   S.you = S.sock.you;
+  // the player's own play, shown since its tap (table/actions.js), is settled by this patch; until
+  // then the view shown is the server's less that card
+  const confirmed = confirmPlay(info.events);
+  S.view = shownView(view);
   S.version = info.version;
   if (typeof info.now === "number") S.skew = info.now - Date.now();
   rememberNames(view);
   // a page opened on a room (a reload, a newcomer) starts its log with the room's recent events
   const past = info.welcome && !prev && !logLength() ? info.log || [] : [];
+  // a rules change is told as what it changed: from the rules the last view had (or the change
+  // before it); the first change of a log the page opened with has nothing to compare with
+  let rulesWere = prev?.room?.rules ?? null;
   for (const ev of [...past, ...info.events]) {
     if (ev.kind === "played") S.lastPlay = ev;
     if (ev.kind === "joined" && ev.name) S.names.set(ev.player, ev.name);
@@ -117,19 +137,24 @@ export function onState(view, info) {
     }
     if (ev.kind === "bot_level" && ev.level) S.levels.set(ev.player, ev.level);
     if (ev.kind === "bot_renamed" && ev.name) S.names.set(ev.player, ev.name);
-    pushLog({ ev });
+    if (ev.kind === "rules_changed") {
+      pushLog({ ev, was: rulesWere });
+      rulesWere = ev.rules ?? rulesWere;
+    } else pushLog({ ev });
   }
   // in the log, not the ticker: a phone back on its room shows the last move there, not this
   if (info.welcome && !prev) pushLog({ key: "ev.connected", params: { code: S.code }, cls: "meta", quiet: true });
   let turnCame = false;
-  if (!info.welcome || prev) turnCame = soundsFor(info.events, prev, view);
+  if (!info.welcome || prev) turnCame = soundsFor(info.events, prev, view, confirmed);
   else if (view.game && !view.game.winner && view.game.turn === S.you) {
     announceTurn();
     turnCame = true;
   }
+  if (turnCame) notifyTurn(S.code);
   Seats.touch(S.code);
   if (info.welcome && view.players.some((p) => p.bot && !p.level && !S.levels.has(p.id))) fetchLevels();
-  const fx = computeFx(prev, view, info.events, info.welcome);
+  const fx = computeFx(prev, S.view, info.events, info.welcome);
+  if (confirmed && fx.played === confirmed) delete fx.played; // it flew to the pile when tapped
   render(fx);
   if (turnCame && view.room.status === "playing") requestAnimationFrame(bringHandIntoView);
 }

@@ -5,6 +5,7 @@
 export const en = {
   "help.label": "What this card does",
   "help.hint": "Hold a card, hover it or press ? on it to see what it does.",
+  "help.hintTouch": "Hold a card to see what it does.",
   "help.plays.number": "Plays on {color} or on any {n}.",
   "help.plays.action": "Plays on {color} or on another {kind}.",
   "help.plays.wild": "Plays on any card.",

@@ -3,6 +3,7 @@
 export const nl = {
   "help.label": "Wat deze kaart doet",
   "help.hint": "Houd een kaart vast, wijs hem aan, of kies hem en druk op ? om te zien wat hij doet.",
+  "help.hintTouch": "Houd een kaart vast om te zien wat hij doet.",
   "help.plays.number": "Past op {color} of op elke {n}.",
   "help.plays.action": "Past op {color} of op een andere {kind}.",
   "help.plays.wild": "Past op elke kaart.",

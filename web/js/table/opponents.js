@@ -4,6 +4,7 @@ import { S, botLevel, legal, media, reducedMotion, secondsLeft } from "../core.j
 import { h, replace, setAttr, setHidden, setText } from "../dom.js";
 import { t } from "../i18n.js";
 import { avatar } from "../lobby.js";
+import { botPlaysButton } from "../members.js";
 import { clearHeadAngles, directionArrows } from "../ring.js";
 import { onCatch } from "./actions.js";
 import { T } from "./state.js";
@@ -11,7 +12,10 @@ import { T } from "./state.js";
 /** A phone's ring: one row of up to three across the top, the others in narrow columns beside
  * the piles (ring.css). */
 export const PHONE_RING = "(max-width: 600px)";
-matchMedia(PHONE_RING).addEventListener("change", () => S.rerender?.());
+/** A phone on its side (ring.css): the seats in one strip over the piles and the hand, side by
+ * side below it, the whole table in one screen. */
+export const SHORT_WIDE = "(orientation: landscape) and (max-height: 500px)";
+for (const q of [PHONE_RING, SHORT_WIDE]) matchMedia(q).addEventListener("change", () => S.rerender?.());
 
 function seatOrder(players) {
   const i = players.findIndex((p) => p.id === S.you);
@@ -47,12 +51,13 @@ function updateChip(c, p, v) {
   c.li.classList.toggle("offline", !p.connected);
   c.li.classList.toggle("winner", !!(g && g.winner === p.id));
   c.li.classList.toggle("bot", !!p.bot); // a phone shows no other badge (style.css)
+  c.li.classList.toggle("away", !!p.away);
   // the chip's words and badges only when something they show changed: built again on every patch,
   // they were new elements to style and lay out each time
   const level = p.bot ? botLevel(p) : null;
   const stackOn = g && g.stack && g.stack.target === p.id && !g.winner ? g.stack.total : 0;
   const sig = [p.name, level, v.room.host === p.id, g?.dealer === p.id, rules.scoring ? p.score : 0, p.connected,
-    p.cards, limit, p.eliminated, p.uno, stackOn].join("|");
+    p.cards, limit, p.eliminated, p.uno, stackOn, p.away, offerBot(p, v)].join("|");
   if (c.sig !== sig) {
     c.sig = sig;
     drawChip(c, p, v, level, stackOn);
@@ -98,21 +103,29 @@ function drawChip(c, p, v, level, stackOn) {
   setAttr(c.meter, "aria-valuemax", String(limit));
   c.meter.setAttribute("aria-label", t("table.mercy", { n, max: limit }));
   c.meter.title = t("table.mercy", { n, max: limit });
-  const statusSig = [p.eliminated, p.uno, stackOn].join("|");
+  const statusSig = [p.eliminated, p.uno, stackOn, p.away, offerBot(p, v)].join("|");
   if (c.statusSig === statusSig) return;
   c.statusSig = statusSig;
   const status = [];
+  // a person whose seat a bot plays until they are back; the host may hand a dropped one on now
+  if (p.away) status.push(h("span.flag.flag-away", { title: t("table.awayLong", { name: p.name }) }, t("table.away")));
+  else if (offerBot(p, v)) status.push(botPlaysButton(p));
   if (p.eliminated) status.push(h("span.flag.flag-out", { title: t("table.eliminatedLong") }, t("table.eliminated")));
   else if (p.uno) status.push(h("span.flag.flag-uno", "UNO"));
   if (stackOn) status.push(h("span.flag.flag-stack", `+${stackOn}`));
   replace(c.status, status);
 }
 
+/** The host sees "Bot plays" on a disconnected person's seat while a round is on. */
+function offerBot(p, v) {
+  return !p.bot && !p.connected && !p.eliminated && v.room.host === S.you && v.room.status === "playing";
+}
+
 function drawBadges(c, p, v, level) {
   const g = v.game;
   const rules = v.room.rules;
   const badges = [];
-  if (p.bot) {
+  if (p.bot && !p.away) {
     badges.push(h("span.badge.badge-bot", { class: level ? `level-${level}` : "", "data-level": level || "" },
       level ? [h("span.bb-prefix", `${t("lobby.botTag")} · `), t(`level.${level}`)] : t("lobby.botTag")));
   }
@@ -205,8 +218,9 @@ export function renderOpponents(v) {
 
 /** How many opponents sit on each side of the piles (the rest across the top). On a phone the
  * top holds one row of up to three, the sides the rest, so play still goes round: up the left,
- * across the top, down the right. */
+ * across the top, down the right; on a phone on its side every seat is in the strip. */
 export function ringSides(n) {
+  if (media(SHORT_WIDE).matches) return 0;
   if (media(PHONE_RING).matches) return n <= 3 ? 0 : Math.ceil((n - 3) / 2);
   if (n <= 2) return 0;
   return n <= 6 ? 1 : 2;
