@@ -124,3 +124,19 @@ def test_a_night_with_the_phone_as_an_app(own_chromium, night_server):  # noqa: 
         watcher.close()
         phone.close()
     assert [e for e in errors if "Page entered Back-Forward Cache" not in e] == [], errors
+
+
+def test_the_host_is_told_what_a_guests_phone_gets_on_each_kind_of_link(pages, web_server):
+    page = pages.new()
+    page.goto("/")
+    lines = page.evaluate("""async () => {
+      const { linkFeaturesLine } = await import('/js/pwa.js');
+      return ['http://192.168.1.20:8000/r/ABCDEF', 'https://uno.example.org/r/ABCDEF',
+              'http://127.0.0.1:8000/r/ABCDEF'].map(linkFeaturesLine);
+    }""")
+    assert lines == [
+        "Phones on this http link play fully and keep the screen on; installing the app and turn "
+        "notifications need an https link.",
+        "Phones on this link can also install the app and get a notification when their turn comes.",
+        "",  # the server's own computer: the host's, not a guest's
+    ]
