@@ -119,7 +119,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         # after this (docs/benchmarks.md)
         gc.collect()
         gc.freeze()
-        # and, with the loop not pacing the collector (GC_PACED=false, app/gc_pacing.py), full
+        # and, with the loop not pacing the collector (GC_PACED=false, app/core/gc_pacing.py), full
         # collections come 10x less often: what they walk is the players' sockets
         # and views (~100 objects a player), which live for hours and are no garbage; each one
         # pauses every room of the process (65-80 ms over 1,000 players), and at the default

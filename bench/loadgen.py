@@ -171,14 +171,14 @@ async def echo_run(url: str, pid: int | None, conns: int, duration: float, path:
     return {"msgs_per_s": done / elapsed, "cpu_us_per_msg": cpu / max(done, 1) * 1e6, "p99": _q(lat, 0.99)}
 
 
-#: Long enough for the server's collector to notice it went idle (app/gc_pacing.py).
+#: Long enough for the server's collector to notice it went idle (app/core/gc_pacing.py).
 IDLE_SETTLE_S = gc_pacing.idle_collection_within_s() + 1.0
 
 
 async def idle_memory(url: str, pid: int, conns: int) -> float:
     rooms = await setup_rooms(url, conns // 4, 4, 0.0)
     # the server idle a moment, before and after: its collector tidies what the runs before
-    # left (and the handshakes) once it goes quiet (app/gc_pacing.py), as it would between
+    # left (and the handshakes) once it goes quiet (app/core/gc_pacing.py), as it would between
     # game nights; measured straight after a busy run, the new sockets could not reuse that
     # memory
     await asyncio.sleep(IDLE_SETTLE_S)

@@ -11,7 +11,7 @@ n. Two routings (``--routing``, both by default):
   code does (deploy/nginx.conf): a room's commits stay on its process;
 - ``spread``: seat i of room r on process (r + i) mod n, as a balancer that ignores the room
   does: every room has players on every process (the worst case). Each room is played on its
-  home, the process of its first socket (app/relay.py); the other processes relay their
+  home, the process of its first socket (app/transport/relay.py); the other processes relay their
   sockets to it.
 
 With ``--repeat`` each process count runs that many times, interleaved; the run with the

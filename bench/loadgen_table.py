@@ -1,4 +1,4 @@
-"""The load generator's table (app/loadgen.py): scripted players on WebSockets, each room driven
+"""The load generator's table (bench/loadgen.py): scripted players on WebSockets, each room driven
 so that whoever must act next acts, at most one action per interval, and the figures they
 collect (every action's send time, every patch's arrival at each seat, errors by code).
 """

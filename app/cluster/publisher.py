@@ -1,5 +1,5 @@
 """PUBLISH on a connection of its own, written straight to the socket, for the relayed sockets'
-traffic (app/relay.py).
+traffic (app/transport/relay.py).
 
 A relayed move is published twice (the client's frame to the room's home, the home's frames
 back); through the group commit each publish woke a task to send it and another to read its

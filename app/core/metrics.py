@@ -32,7 +32,7 @@ class Metrics:
                                registry=r)
         self.gc_pauses = Histogram(
             "mercyless_gc_pause_seconds",
-            "Garbage collections run by the event loop's pacer (app/gc_pacing.py), by the oldest "
+            "Garbage collections run by the event loop's pacer (app/core/gc_pacing.py), by the oldest "
             "generation collected (1: young and middle, 2: full); each pauses every room of the process",
             ["generation"], buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5),
             registry=r)

@@ -53,7 +53,7 @@ def round_finished(loaded: Loaded, now_ms: int) -> None:
         seats.append({"seat": i, "player_id": pid, "name": seat.name if seat else pid,
                       "bot_level": seat.bot if seat else None, "final_cards": len(state.hands[i]),
                       "eliminated": state.eliminated[i], "score_after": state.scores[i]})
-    # what the history writer stores once the database has it (see app/history.py)
+    # what the history writer stores once the database has it (see app/history/writer.py)
     room.finished_rounds.append({
         "uid": f"{room.code}:{room.round}:{record['start_ms']}", "match": room.match,
         # the commit script puts the round's steps where the mark is (they are in Redis)

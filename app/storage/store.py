@@ -4,7 +4,7 @@ Keys (every key of one room carries the Redis Cluster hash tag ``{CODE}``, and n
 touches two rooms, so the same code runs on a cluster or a managed Redis):
 
 - ``<prefix>:{CODE}:room``     hash: ``v`` (version), ``d`` (the room document, JSON) and ``h``
-  (the room's home: the process whose sockets the others relay to, app/relay.py)
+  (the room's home: the process whose sockets the others relay to, app/transport/relay.py)
 - ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
 - ``<prefix>:{CODE}:outbox``   list: finished rounds waiting for the database
 - ``<prefix>:{CODE}`` channel  commits, published by the commit script itself (on a Redis
@@ -12,7 +12,7 @@ touches two rooms, so the same code runs on a cluster or a managed Redis):
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
 - ``<prefix>:nodes``           sorted set: server process id -> its last heartbeat (ms)
-- ``<prefix>:node:<id>`` channel  relayed socket traffic to and from that process (app/relay.py)
+- ``<prefix>:node:<id>`` channel  relayed socket traffic to and from that process (app/transport/relay.py)
 - ``<prefix>:node:<id>:rooms``  set: rooms where that process holds sockets (so the seats a
   crashed process held can be found and marked disconnected)
 

@@ -1,7 +1,7 @@
 """Sockets relayed to their room's home process, so a room spread over processes by a balancer
 that ignores the room is still played by one of them.
 
-Any process may commit any room (the version check keeps that correct, app/actor.py), and a
+Any process may commit any room (the version check keeps that correct, app/rooms/actor.py), and a
 process that holds sockets of a room catches up on every commit another one makes: it reads
 the commit's message, rebuilds the room and makes its own sockets' views and patches. With a
 room's seats spread over three processes that is three rebuilds and three sets of views per
@@ -10,7 +10,7 @@ move, and each process's CPU per move was about twice a single process's
 took it over from a process found gone): another process that gets a socket of the room
 accepts it and relays it, the frames the client sends to the home and the frames the home
 sends back to the client, through Redis pub/sub on each process's own channel. The home runs
-the socket's whole session (app/ws.py) on a ``RelayedSocket``; the relaying process keeps
+the socket's whole session (app/transport/session.py) on a ``RelayedSocket``; the relaying process keeps
 only the edge: the handshake, the per-address limits, a gate that answers the pings and cuts
 off a flood (app/transport/gate.py), and the outbound queue that drops a reader too slow to
 keep up.

@@ -1,4 +1,4 @@
-"""What one process sends the others for the relay (app/relay.py): numbered messages on a
+"""What one process sends the others for the relay (app/transport/relay.py): numbered messages on a
 publisher of its own, and every record of a loop turn for a process in one batch.
 
 A message is numbered only when it goes out on an open connection: one that could not be sent

@@ -1,4 +1,4 @@
-"""What the relay (app/relay.py) sends between processes, and the two ends of a relayed socket:
+"""What the relay (app/transport/relay.py) sends between processes, and the two ends of a relayed socket:
 ``RelayedSocket`` on the room's home, ``Link`` on the process the client reached.
 
 Every message starts with its kind, its sender's id and its number in the sender's stream to
@@ -94,7 +94,7 @@ def read_batch(data: memoryview) -> Iterator[tuple[int, str, int, list[bytes]]]:
 
 
 class RelayedSocket:
-    """On the home: the socket of a player connected to another process, as app/ws.py's
+    """On the home: the socket of a player connected to another process, as app/transport/session.py's
     session sees a socket. Frames written to it go to that process in the next batch."""
 
     __slots__ = ("_inbox", "_relay", "application_state", "client_host", "code", "headers", "key", "node")

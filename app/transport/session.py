@@ -102,7 +102,7 @@ async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
 
 async def session(ws: RawSocket, hub: Hub, code: str) -> None:
     """The socket's whole session on this process: hello, then its messages until it closes
-    (``ws`` may be one relayed from another process, app/relay.py)."""
+    (``ws`` may be one relayed from another process, app/transport/relay.py)."""
     settings = hub.settings
     limits = hub.limits
     ip = ws.client_host

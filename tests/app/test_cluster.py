@@ -1,5 +1,5 @@
 """A Redis Cluster under play (REDIS_CLUSTER=true): 3 primaries with a replica each
-(tests/app/rediscluster.py), 3 app processes on it, scripted players of rooms on every shard
+(bench/rediscluster.py), 3 app processes on it, scripted players of rooms on every shard
 spread over the processes (their sockets relayed to each room's home). A primary is killed
 (SIGKILL) mid-game and its replica promoted; a room's slot is migrated to another primary under
 play. Every room plays on, and the audit after each round (tests/app/scripted.py) finds no

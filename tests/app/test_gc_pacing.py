@@ -1,4 +1,4 @@
-"""The collector paced by the event loop (app/gc_pacing.py)."""
+"""The collector paced by the event loop (app/core/gc_pacing.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The local Redis Cluster the cluster tests run on (tests/app/rediscluster.py): 3 primaries with
+"""The local Redis Cluster the cluster tests run on (bench/rediscluster.py): 3 primaries with
 a replica each, a primary's SIGKILL failed over to its replica, a slot moved with its keys."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sockets relayed to their room's home process (app/relay.py): two real processes on the real
+"""Sockets relayed to their room's home process (app/transport/relay.py): two real processes on the real
 Redis, a room homed on the first, a player connected through the second."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The relay's parts in one process: its message format and numbering (app/relay.py), and the
-publisher under it (app/publisher.py) against the real Redis and a Redis that refuses
+"""The relay's parts in one process: its message format and numbering (app/transport/relay.py), and the
+publisher under it (app/cluster/publisher.py) against the real Redis and a Redis that refuses
 ``CLIENT REPLY``."""
 
 from __future__ import annotations
