@@ -36,9 +36,13 @@ async def test_the_deal_is_committed_at_the_start_revealed_at_the_end_and_deals_
         assert not _events(ann, "round_over") and "deal_seed" not in ann.view["game"]
         while ann.view["game"]["winner"] is None:
             mover = ann if ann.my_turn() else bob
-            legal = mover.game["legal"]
-            move = ({"type": "play", "card": legal["play"][0], "uno": len(mover.view["hand"]) == 2}
-                    if legal["play"] else {"type": "draw"} if legal["draw"] else {"type": "pass"})
+            legal, pending = mover.game["legal"], mover.game.get("pending")
+            if pending and legal["choose"]:  # a 7's target, a wild's colour, a Discard All's top
+                field = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+                move = {"type": "choose", field: legal["choose"][0]}
+            else:
+                move = ({"type": "play", "card": legal["play"][0], "uno": len(mover.view["hand"]) == 2}
+                        if legal["play"] else {"type": "draw"} if legal["draw"] else {"type": "pass"})
             await ok(mover, move)
             await level([ann, bob])
         (over,) = _events(ann, "round_over")

@@ -287,7 +287,7 @@ def test_a_lan_page_has_no_worker_nor_notifications_and_keeps_the_screen_on_by_v
 def test_a_hidden_page_is_told_its_turn_came(pages, web_server):
     made = web_server.create("Ann", rules={"turn_timer_s": 0, "deck": ALL_FIVES})
     code = made["code"]
-    page = pages.new(phone=True)
+    page = pages.new(phone=True, service_workers="allow")  # the notice comes by the worker
     page.context.grant_permissions(["notifications"])
     page.add_init_script(HIDE_AT_WILL)
     page.add_init_script(CAPTURE_NOTIFICATIONS)

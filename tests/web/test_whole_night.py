@@ -204,7 +204,7 @@ def test_a_whole_night_two_rounds_the_lobby_a_player_away_and_back_and_two_serve
     expect(ann.locator("#log")).to_contain_text("Cat lost connection")
     expect(cat_chip.locator(".dot.off")).to_have_count(1)
     expect(ann.locator("#log")).to_contain_text("A bot now plays for Cat", timeout=GRACE_MS + 8000)
-    expect(cat_chip.locator(".badge-bot")).to_have_count(1)
+    expect(cat_chip.locator(".flag-away")).to_have_text("away")  # (a bot stands in: no bot's badge)
     # Ann and Bob play on until the bot has played Cat's turn
     for _ in range(30):
         if table(ann)["opp"][ids["Cat"]]["cards"] != len(left_with):
@@ -236,6 +236,7 @@ def test_a_whole_night_two_rounds_the_lobby_a_player_away_and_back_and_two_serve
     gone = Counter(left_with) - Counter(back_with)
     assert sum(new_cards.values()) <= got and sum(gone.values()) <= played, (left_with, back_with, away)
     expect(ann.locator("#log")).to_contain_text("Cat is back")
+    expect(cat_chip.locator(".flag-away")).to_have_count(0)
     expect(cat_chip.locator(".badge-bot")).to_have_count(0)
     expect(cat_chip.locator(".dot.on")).to_have_count(1)
     assert my_id(cat, code) == ids["Cat"]
