@@ -33,6 +33,7 @@ def test_the_host_hands_a_closed_tabs_seat_to_its_bot_and_every_screen_says_away
                              "return)")
     expect(offer).to_be_visible(timeout=10_000)  # shown once Bob is seen gone (DROP_DELAY_MS)
     expect(cat.locator(f".opp[data-player='{bob.you}'] .bot-plays")).to_have_count(0)  # the host's only
+    ann.screenshot(path=str(artifacts / "bot-plays-host.png"))
     offer.click()
     expect(chip.locator(".flag-away")).to_have_text("away")
     expect(cat.locator(f".opp[data-player='{bob.you}'] .flag-away")).to_have_text("away")
