@@ -68,8 +68,11 @@ def watch(pages: Pages, page) -> None:
 
 @pytest.fixture
 def night(browser) -> Iterator[tuple[dict, Pages]]:
-    # a short reconnect grace: Cat's seat goes to a bot within the test
-    box = {"server": ServerProcess(bot_delay_ms=25, reconnect_grace_ms=GRACE_MS).start()}
+    # a short reconnect grace: Cat's seat goes to a bot within the test. No bot stands in for a
+    # turn of a player whose page is reconnecting after a restart (AWAY_TURN_GRACE_MS, 10 s, can
+    # pass while a loaded machine restarts the server): each page must come back to what it left
+    box = {"server": ServerProcess(bot_delay_ms=25, reconnect_grace_ms=GRACE_MS,
+                                   away_turn_grace_ms=600_000).start()}
     pages = Pages(browser, box["server"].url)
     try:
         yield box, pages
