@@ -22,6 +22,10 @@ def main(argv: list[str] | None = None) -> None:
     repairing.add_argument("--store", help="the store's folder (default: EMBEDDED_STORE)")
     repairing.add_argument("--discard", action="store_true",
                            help="set the store's files aside and start with an empty store")
+    verifying = sub.add_parser("verify", help="deal a finished round again from its seed and check it is "
+                                "the round that was played (exit 0 fair, 1 mismatch, 2 bad input)")
+    verifying.add_argument("round_id", nargs="?", help="the round's id (its page in the history shows it)")
+    verifying.add_argument("--file", help="a round's record as JSON (GET /api/rounds/ID/verify) instead")
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(args.host, args.port)
@@ -32,6 +36,10 @@ def main(argv: list[str] | None = None) -> None:
         from app.storage.repair import repair
 
         sys.exit(repair(Path(args.store or get_settings().embedded_store), discard=args.discard))
+    elif args.command == "verify":
+        from app.cli_verify import run
+
+        sys.exit(run(args.round_id, args.file))
     elif args.command == "migrate":
         from app.core.settings import get_settings
         from app.history.db import upgrade_sync

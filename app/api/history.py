@@ -15,6 +15,7 @@ code is free again once its room expired) is not theirs.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -28,6 +29,9 @@ from app.core.protocol import Err
 from app.history.models import Round
 from app.history.reads import load_round, public_replay, room_history, round_summary
 from app.history.shares import load_share, share_room
+from app.history.story import load_night, night_story, round_trace
+from app.history.verify import BadRecord, verify_row
+from app.rooms import personas
 from app.rooms.model import Room, Seat, Spectator
 from engine import IllegalAction
 
@@ -128,6 +132,18 @@ def _replay(row: Round, with_room: bool) -> dict[str, Any]:
     return {"round": round_summary(row, with_room), "steps": steps}
 
 
+async def _verify(row: Round, with_room: bool) -> dict[str, Any]:
+    """The round dealt again from its seed (protocol.md "Fair deal"; app/history/verify.py):
+    the verdict, and the document ``mercyless verify --file`` checks again offline."""
+    try:
+        verdict, document = await asyncio.to_thread(verify_row, row)
+    except BadRecord as bad:
+        raise ApiError(409, "verify_unavailable", str(bad)) from None
+    if not with_room:
+        document["round"].pop("room", None)
+    return {**verdict.to_dict(), **document}
+
+
 # -- a member's --------------------------------------------------------------------------------
 
 @router.get("/api/rooms/{code}/history")
@@ -141,6 +157,20 @@ async def history(code: str, request: Request) -> dict[str, Any]:
     return record or {"code": room_code, "matches": []}
 
 
+@router.get("/api/rooms/{code}/story")
+async def story(code: str, request: Request) -> dict[str, Any]:
+    """The night's story (``app/history/story.py``): matches and rounds won, the awards. Its
+    rounds are played through the engine off the event loop (a night is a few hundred moves)."""
+    token = _bearer(request)
+    room_code = normalize_code(code)
+    found = await _membership(request, room_code, token)
+    if found is None:
+        raise ApiError(403, FORBIDDEN, "this token is not one of this room's")
+    rows = await load_night(_sessions(request), room_code, _since(found[0]))
+    told = await asyncio.to_thread(lambda: night_story([round_trace(r) for r in rows], personas.hue))
+    return {"code": room_code, **told}
+
+
 @router.get("/api/rounds/{round_id}")
 async def round_detail(round_id: str, request: Request) -> dict[str, Any]:
     return round_summary(await _members_round(request, round_id))
@@ -149,6 +179,11 @@ async def round_detail(round_id: str, request: Request) -> dict[str, Any]:
 @router.get("/api/rounds/{round_id}/replay")
 async def round_replay(round_id: str, request: Request) -> dict[str, Any]:
     return _replay(await _members_round(request, round_id), with_room=True)
+
+
+@router.get("/api/rounds/{round_id}/verify")
+async def round_verify(round_id: str, request: Request) -> dict[str, Any]:
+    return await _verify(await _members_round(request, round_id), with_room=True)
 
 
 @router.post("/api/rooms/{code}/history/share", status_code=201)
@@ -186,3 +221,8 @@ async def shared_round(share_id: str, round_id: str, request: Request) -> dict[s
 @router.get("/api/shared/{share_id}/rounds/{round_id}/replay")
 async def shared_replay(share_id: str, round_id: str, request: Request) -> dict[str, Any]:
     return _replay(await _shared_round(request, share_id, round_id), with_room=False)
+
+
+@router.get("/api/shared/{share_id}/rounds/{round_id}/verify")
+async def shared_verify(share_id: str, round_id: str, request: Request) -> dict[str, Any]:
+    return await _verify(await _shared_round(request, share_id, round_id), with_room=False)
