@@ -14,6 +14,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
 
+from app.api import deals as api_deals
 from app.api import history as api_history
 from app.api import invite as api_invite
 from app.api import rooms as api
@@ -149,6 +150,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                         HostAllowList(settings.listen_host, settings.public_url, settings.allowed_hosts))
     app.include_router(api.router)
     app.include_router(api_history.router)
+    app.include_router(api_deals.router)
     app.include_router(api_invite.router)
 
     @app.exception_handler(ApiError)

@@ -49,6 +49,8 @@ class EventKind(StrEnum):
     ROOM_CHANGED = "room_changed"  # the host locked or unlocked the room, or readmitted removed players
     BOT_LEVEL = "bot_level"  # the host changed a bot's level (in the lobby or between rounds)
     BOT_RENAMED = "bot_renamed"  # a newcomer had a bot's name: the bot took another
+    CHAT = "chat"  # a quick-chat phrase, by its id (app.core.protocol.CHAT_PHRASES)
+    MUTED = "muted"  # the host muted a player's quick chat, or unmuted it
 
 
 class Event(NamedTuple):

@@ -55,9 +55,16 @@ class Err(StrEnum):
     SERVER_FULL = "server_full"  # the server holds as many rooms as it may
     NOT_A_BOT = "not_a_bot"  # set_bot names no bot's seat
     NOT_DISCONNECTED = "not_disconnected"  # bot_plays names no disconnected person's seat
+    DEAL_MISMATCH = "deal_mismatch"  # replay_deal: not as many seats as the deal was dealt to
+    BAD_PHRASE = "bad_phrase"  # chat: a phrase id not in CHAT_PHRASES
+    MUTED = "muted"  # chat: the host muted this player
 
 
 REACTIONS = ("gg", "ouch", "uno", "lol", "thumbs_up", "angry", "wow", "clap")
+# quick chat (issue #47): ids only, each reader's client says them in its own language; no free
+# text, so nothing to moderate
+CHAT_PHRASES = ("hi_all", "your_turn", "nice_one", "no_mercy", "wait_for_me", "gg", "one_more_round",
+                "sorry", "brb", "so_close")
 
 Str = Annotated[str, StringConstraints(max_length=64)]
 MsgId = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX)]
@@ -144,6 +151,12 @@ class Rematch(_Msg):
     type: Literal["rematch"]
 
 
+class ReplayDeal(_Msg):
+    """Host, after a round: the next round is dealt from the finished round's seed (app/rooms/deals.py)."""
+
+    type: Literal["replay_deal"]
+
+
 class BackToLobby(_Msg):
     type: Literal["lobby"]
 
@@ -166,19 +179,35 @@ class React(_Msg):
     reaction: Str
 
 
+class Chat(_Msg):
+    """A quick-chat phrase, by its id (CHAT_PHRASES)."""
+
+    type: Literal["chat"]
+    phrase: Str
+
+
+class Mute(_Msg):
+    """Host: mute a player's quick chat, or unmute it."""
+
+    type: Literal["mute"]
+    player_id: Str
+    muted: bool
+
+
 class Sync(_Msg):
     type: Literal["sync"]
 
 
 ClientMsg = Annotated[
     SetRules | AddBot | SetBot | BotPlays | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno
-    | Catch | Rematch | BackToLobby | SetRoom | Leave | React | Sync,
+    | Catch | Rematch | ReplayDeal | BackToLobby | SetRoom | Leave | React | Chat | Mute | Sync,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMsg)
 MESSAGE_TYPES = frozenset(
     ["set_rules", "add_bot", "set_bot", "bot_plays", "remove_seat", "start", "play", "draw", "pass", "choose",
-     "cancel", "uno", "catch", "rematch", "lobby", "set_room", "leave", "react", "sync"])
+     "cancel", "uno", "catch", "rematch", "replay_deal", "lobby", "set_room", "leave", "react", "chat",
+     "mute", "sync"])
 GAME_TYPES = frozenset(["play", "draw", "pass", "choose", "cancel", "uno", "catch"])
 
 

@@ -104,6 +104,7 @@ class Settings(BaseSettings):
     rate_burst: int = 20
     rate_per_s: float = 5.0
     reaction_interval_ms: int = 1000
+    chat_interval_ms: int = Field(default=2000, ge=0)  # per player: one quick-chat phrase this often
     max_spectators: int = Field(default=30, ge=0)  # per room; joiners past it get room_full
     joins_per_min: int = Field(default=30, ge=0)  # successful HTTP joins per client address; 0 = no limit
     rooms_per_min: int = Field(default=10, ge=0)  # rooms created per client address; 0 = no limit

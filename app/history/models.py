@@ -58,6 +58,8 @@ class Round(Base):
     duration_ms: Mapped[int] = mapped_column(BigInteger)
     action_count: Mapped[int] = mapped_column(Integer)
     match_over: Mapped[bool] = mapped_column(Boolean, default=False)
+    # dealt from a finished round another room shared (its public id; app/rooms/deals.py)
+    deal_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
     match: Mapped[Match] = relationship(back_populates="rounds")
     seats: Mapped[list[RoundSeat]] = relationship(back_populates="round", order_by="RoundSeat.seat",

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlalchemy.orm import selectinload
 
+from app.history.deals import shared_results
 from app.history.models import Match, Round
 from engine import Action, ActionKind, Event, EventKind, Record, apply, view_for
 from engine.record import start as start_round
@@ -32,7 +33,24 @@ async def room_history(sessions: async_sessionmaker, code: str, since_ms: int = 
         "number": m.number, "started_ms": m.started_ms, "ended_ms": m.ended_ms,
         "winner": m.winner, "winner_name": m.winner_name, "target_score": m.rules.get("target_score"),
         "rounds": [round_summary(r, with_room) for r in rounds]} for m, rounds in shown]
+    _link_replays(shown, found["matches"])
+    # rounds dealt from another room's shared deal: that deal's result, to compare
+    deals = await shared_results(sessions, {r.deal_of for _, rounds in shown for r in rounds if r.deal_of})
+    if deals:
+        found["deals"] = deals
     return found
+
+
+def _link_replays(shown: list[tuple[Match, list[Round]]], matches: list[dict[str, Any]]) -> None:
+    """A round dealt from the seed of an earlier round (``replay_deal``, app/rooms/deals.py) is
+    that deal played again: its summary's ``replay_of`` is the id of the first round dealt so.
+    Seeds are 128 random bits, so two equal ones are one deal."""
+    first: dict[str, str] = {}
+    for (_, rounds), match in zip(shown, matches, strict=True):
+        for r, summary in zip(rounds, match["rounds"], strict=True):
+            original = first.setdefault(r.seed, r.public_id)
+            if original != r.public_id:
+                summary["replay_of"] = original
 
 
 def round_summary(r: Round, with_room: bool = True) -> dict[str, Any]:
@@ -45,6 +63,8 @@ def round_summary(r: Round, with_room: bool = True) -> dict[str, Any]:
                    "final_cards": s.final_cards, "eliminated": s.eliminated,
                    "score": s.score_after} for s in r.seats],
     }
+    if r.deal_of is not None:
+        summary["deal_of"] = r.deal_of
     if not with_room:
         del summary["room"]
     return summary

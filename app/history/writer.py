@@ -55,7 +55,9 @@ def _round_row(code: str, entry: dict[str, Any], match_id: int) -> dict[str, Any
             "eliminations": sum(1 for seat in entry["seats"] if seat["eliminated"]),
             "started_ms": record["start_ms"], "ended_ms": entry["ended_ms"],
             "duration_ms": entry["ended_ms"] - record["start_ms"],
-            "action_count": len(record["steps"]), "match_over": entry.get("match_over", False)}
+            "action_count": len(record["steps"]), "match_over": entry.get("match_over", False),
+            # a round dealt from another room's shared deal names it (app/rooms/deals.py)
+            "deal_of": (record.get("replayed_from") or {}).get("deal")}
 
 
 def _match_result(entry: dict[str, Any]) -> dict[str, Any]:

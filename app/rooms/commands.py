@@ -15,7 +15,7 @@ from typing import Any
 
 from app.core.protocol import GAME_TYPES
 from app.core.settings import Settings
-from app.rooms import bot_seats, lobby, play, presence, timers
+from app.rooms import bot_seats, chat, deals, lobby, play, presence, timers
 from app.rooms.intent import Intent, Run
 from app.rooms.model import Loaded
 from app.rooms.outcomes import NoChange, Refused
@@ -66,12 +66,17 @@ def _remove_seat(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
 
 def _start(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     player = sock.player
-    return lambda loaded, now: lobby.start(loaded, player, now)
+    return lambda loaded, now: deals.start(loaded, player, now)  # from a shared deal, if one was picked
 
 
 def _rematch(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     player = sock.player
     return lambda loaded, now: lobby.rematch(loaded, player, now)
+
+
+def _replay_deal(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: deals.replay_deal(loaded, player, now)
 
 
 def _lobby(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
@@ -94,6 +99,16 @@ def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     return lambda loaded, now: lobby.react(loaded, player, msg.reaction, now, interval)
 
 
+def _chat(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player, interval = sock.player, settings.chat_interval_ms
+    return lambda loaded, now: chat.chat(loaded, player, msg.phrase, now, interval)
+
+
+def _mute(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: chat.mute(loaded, player, msg.player_id, msg.muted)
+
+
 # -- the server's own commands ------------------------------------------------------------------
 
 def _join(name: str, address: str | None, settings: Settings, joined: dict[str, Any],
@@ -108,6 +123,12 @@ def _join(name: str, address: str | None, settings: Settings, joined: dict[str, 
             joined["name"] = events[0].data["name"]
         return events
     return run
+
+
+def _use_deal(digest: str, deal: dict[str, Any] | None) -> Run:
+    """The member whose token hashes to ``digest`` picks a shared ``deal`` (read from the
+    database by the HTTP route) for the next start, or drops it (None)."""
+    return lambda loaded, now: deals.use_deal(loaded, digest, deal)
 
 
 def _hello(sock: RoomSocket, digest: str, sockets: LocalSockets, origin: str) -> Run:
@@ -227,11 +248,15 @@ COMMANDS: dict[str, Callable[..., Run]] = {
     "remove_seat": _remove_seat,
     "start": _start,
     "rematch": _rematch,
+    "replay_deal": _replay_deal,
     "lobby": _lobby,
     "set_room": _set_room,
     "leave": _leave,
     "react": _react,
+    "chat": _chat,
+    "mute": _mute,
     "join": _join,
+    "use_deal": _use_deal,
     "hello": _hello,
     "drop": _drop,
     "node_lost": _node_lost,

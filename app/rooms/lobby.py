@@ -301,14 +301,17 @@ def _next_round(loaded: Loaded, now_ms: int) -> list[Event]:
     return _deal(loaded, dealer=dealer, now_ms=now_ms)
 
 
-def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
+def _deal(loaded: Loaded, dealer: int, now_ms: int, seed: str | None = None,
+          replayed_from: dict[str, Any] | None = None) -> list[Event]:
+    """Deal the next round from a new random seed, or from ``seed``: a finished round's deal
+    played again (app/rooms/deals.py; ``replayed_from`` names that round in the record)."""
     room = loaded.room
     rules = make_rules(room.rules)
     players = [s.id for s in room.seats]  # (start and rematch checked the deck deals them)
     for seat in room.seats:  # a human not here when the cards are dealt has the reconnect grace
         if seat.bot is None and not seat.connected:  # the grace starts with the round
             seat.dropped_at = now_ms
-    seed = secrets.token_hex(16)
+    seed = seed or secrets.token_hex(16)
     scores = [room.scores.get(p, 0) for p in players]
     state, events = new_game(players, rules, seed, dealer=dealer, scores=scores, now_ms=now_ms)
     loaded.game = state
@@ -316,6 +319,8 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     room.record = Record(tuple(players), room.rules, seed, dealer, tuple(scores), now_ms).to_dict()
     del room.record["steps"]  # kept in Redis beside the room (see Loaded)
     del room.record["rules"]  # the room's while the round plays (see Room.record)
+    if replayed_from is not None:
+        room.record["replayed_from"] = replayed_from
     loaded.steps, loaded.new_round = [], True
     room.round += 1
     room.dealer = dealer
@@ -323,6 +328,8 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int) -> list[Event]:
     started = [e for e in events if e.kind is EventKind.STARTED]
     for e in started:
         e.data["round"] = room.round
+        if replayed_from is not None:
+            e.data["replayed_from"] = {k: v for k, v in replayed_from.items() if k != "uid"}
     if state.winner is not None:  # over at the deal (a first card's draw hit the mercy limit)
         round_finished(loaded, now_ms)
     return list(events)

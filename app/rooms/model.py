@@ -160,6 +160,13 @@ class Room:
     # their seat's bot AWAY_TURN_GRACE_MS after it came to them (timers.schedule keeps both)
     turn_of: str | None = None
     turn_since: int = 0
+    # a finished round's deal another room shared, chosen by the host in the lobby (``use_deal``,
+    # app/rooms/deals.py): the next ``start`` deals from it. Its seed never reaches a view
+    deal: dict[str, Any] | None = None
+    # quick chat (app/rooms/chat.py): who the host muted, and when each player last chatted (its
+    # rate limit); older documents have neither and load with none
+    muted: list[str] = field(default_factory=list)
+    last_chat: dict[str, int] = field(default_factory=dict)
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -330,7 +337,9 @@ def room_part(room: Room) -> dict[str, Any]:
         "round": room.round,
         "match": room.match,  # the room's match counter (the night's record numbers them so)
         "locked": room.locked,
+        **({"deal": {"id": room.deal["id"], "seats": room.deal["seats"]}} if room.deal is not None else {}),
         "removed": sum(key.startswith("n:") for key in room.barred),  # players barred from joining
+        "muted": list(room.muted),  # whose quick chat the host muted (app/rooms/chat.py)
         # a big screen is marked; a person watching has the fields spectators always had
         "spectators": [{"id": s.id, "name": s.name, "connected": s.connected, "screen": True}
                        if s.screen else {"id": s.id, "name": s.name, "connected": s.connected}

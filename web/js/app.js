@@ -9,6 +9,7 @@ import { setupPwa } from "./pwa.js";
 import { openRoom } from "./room.js";
 import { onTableKey } from "./table.js";
 import { applyCardTheme } from "./theme.js";
+import { rememberDealLink } from "./deals.js";
 import { closeTv, openTv } from "./tv.js";
 import { tvView } from "./tv-view.js";
 
@@ -63,5 +64,6 @@ applyCardTheme();
 
 window.addEventListener("popstate", route);
 setLang(detectLang());
+rememberDealLink(); // /?deal=<id>: a shared deal, picked in the next room this browser hosts
 route();
 setupPwa();

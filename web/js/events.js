@@ -27,7 +27,9 @@ export function describe(ev, name, you, host = null) {
     case "bot_added":
       return { text: t("ev.bot_added", { name: ev.name || p, level: t(`level.${ev.level}`) }), cls: "meta" };
     case "started":
-      return { text: t("ev.started", { round: ev.round ?? "", dealer: name(ev.dealer), card: cardName(ev.top) }), cls: "big", cards: [ev.top] };
+      return { text: t("ev.started", { round: ev.round ?? "", dealer: name(ev.dealer), card: cardName(ev.top) })
+        + (!ev.replayed_from ? "" : ` ${ev.replayed_from.deal ? t("deal.startedShared") : t("deal.startedAgain", { n: ev.replayed_from.round })}`),
+      cls: "big", cards: [ev.top] };
     case "played":
       return { text: t("ev.played", { p, card: cardName(ev.card) }), cls: ev.player === you ? "mine" : "", cards: [ev.card] };
     case "drew":
@@ -63,6 +65,12 @@ export function describe(ev, name, you, host = null) {
       return { text: t("ev.eliminated", { p }), cls: "bad big" };
     case "reaction":
       return { text: t("ev.reaction", { p, reaction: t(`react.${ev.reaction}`) }), cls: "meta" };
+    case "chat": // a phrase's id, said in the reader's language
+      return { text: t("ev.chat", { p, phrase: t(`chat.${ev.phrase}`) }), cls: "chat" };
+    case "muted": {
+      const key = ev.muted ? "ev.muted" : "ev.unmuted";
+      return { text: t(ev.player === you ? `${key}You` : key, { p, by: ev.by ? name(ev.by) : by }), cls: "meta" };
+    }
     case "round_over":
       return { text: t("ev.round_over", { p: name(ev.winner), points: ev.points ?? 0 }), cls: "good big" };
     case "match_over":

@@ -3,8 +3,10 @@
 // element kept across renders: the lobby and the round-over overlay both show it.
 import { cardFace, cardName, colorName } from "./cards.js";
 import { S, name } from "./core.js";
+import { replayMark } from "./deals.js";
 import { h, replace } from "./dom.js";
 import { describe } from "./events.js";
+import { dealCheck } from "./fair-deal.js";
 import { t } from "./i18n.js";
 import { Api, Seats } from "./net.js";
 
@@ -111,10 +113,10 @@ function draw() {
     return;
   }
   // newest match first: that is tonight's running game
-  replace(panel.body, [...matches].reverse().map((m, i) => matchBlock(m, i === 0, matches.length > 1)));
+  replace(panel.body, [...matches].reverse().map((m, i) => matchBlock(m, i === 0, matches.length > 1, matches)));
 }
 
-function matchBlock(m, current, several) {
+function matchBlock(m, current, several, all) {
   const target = m.target_score;
   const last = m.rounds[m.rounds.length - 1];
   const seats = [...(last.seats || [])].sort((a, b) => b.score - a.score);
@@ -131,7 +133,8 @@ function matchBlock(m, current, several) {
     h("span.hr-win", winnerName(r)),
     h("span.hr-pts", t("over.points", { n: r.points ?? 0 })),
     r.id == null ? null : h("button.btn.small.ghost.hr-replay", { type: "button", "aria-label": t("hist.replayRound", { n: r.number }),
-      onclick: () => openReplay(r.id) }, t("hist.replay")))));
+      onclick: () => openReplay(r.id) }, t("hist.replay")),
+    replayMark(r, all, data?.deals))));
   const head = several || m.winner
     ? h("h3.hist-match", t("hist.match", { n: m.number }), m.winner ? h("span.hist-champ", ` · ${t("hist.matchWon", { name: m.winner_name || name(m.winner) })}`) : null,
       current && !m.winner ? h("span.hist-now", ` · ${t("hist.now")}`) : null)
@@ -242,6 +245,7 @@ function viewer(dlg, body, rep) {
     tableEl,
     h("h3.replay-h3", t("hist.events")),
     eventsEl,
+    r.id ? dealCheck(r.id, token(S.code)) : null,
     h("div.dlg-actions", h("button.btn.ghost", { type: "button", onclick: () => dlg.close() }, t("hist.close"))));
   show();
   next.focus();

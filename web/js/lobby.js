@@ -3,9 +3,11 @@
 import { S, isHost, name, send, toast } from "./core.js";
 import { h, replace, svg } from "./dom.js";
 import { historyPanel } from "./history.js";
+import { dealPanel } from "./deals.js";
 import { t } from "./i18n.js";
 import { askInviteBase, copyInvite, inviteQr, inviteUrl, knownBase } from "./invite.js";
-import { LEVELS, botBadge, botLevelPicker, removeButton, spectatorList } from "./members.js";
+import { chatMenu } from "./chat.js";
+import { LEVELS, botBadge, botLevelPicker, muteButton, mutedTag, removeButton, spectatorList } from "./members.js";
 import { phonesNote } from "./pwa.js";
 
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
@@ -49,9 +51,12 @@ function seatItem(p, i, host, scores) {
   // the host sets a bot's level here; a seat a bot only stands in for (its player away) is no bot to set
   if (p.bot) badges.append(host && p.id.startsWith("b") ? botLevelPicker(p) : botBadge(p));
   if (scores) badges.append(h("span.badge.badge-score", t("table.score", { n: p.score })));
+  const muted = mutedTag(p);
+  if (muted) badges.append(muted);
   li.append(badges);
   li.append(h("span.dot", { class: p.connected ? "on" : "off", role: "img", "aria-label": t(p.connected ? "online" : "offline"),
     title: t(p.connected ? "online" : "offline") }));
+  if (host && p.id !== S.view.room.host && !p.bot) li.append(muteButton(p));
   if (host && p.id !== S.view.room.host) li.append(removeButton(p));
   return li;
 }
@@ -174,7 +179,7 @@ function build(stage) {
     h("button.btn", { type: "button", "data-key": "addbot", onclick: () => send("add_bot", { level: level.value }) }, `+ ${t("lobby.addBot")}`));
   const startBtn = h("button.btn.primary.big.start", { type: "button", "data-key": "start", onclick: () => send("start") }, t("lobby.start"));
   const startNote = h("p.note", { role: "status" });
-  const seats = h("section.panel.seats", { "aria-labelledby": "seats-h" }, seatsH, matchNote, seatList, host ? addBot : null, spect,
+  const seats = h("section.panel.seats", { "aria-labelledby": "seats-h" }, seatsH, matchNote, seatList, h("div.chat-row", chatMenu()), host ? addBot : null, spect,
     h("div.startbar", host ? startBtn : null, startNote));
 
   const presetBox = h("div.presets", { role: "group", "aria-label": t("lobby.preset") });
@@ -201,7 +206,7 @@ function build(stage) {
     host ? null : h("p.note", t("lobby.rulesHostOnly")),
     presetBox, grid, options.deck ? deck.details : null);
 
-  const root = h("div.lobby", h("div.lobby-side", invite, seats, historyPanel()), rules);
+  const root = h("div.lobby", h("div.lobby-side", invite, seats, dealPanel(), historyPanel()), rules);
   replace(stage, root);
   refs = { stage, root, host, codeEl, linkEl, qr, lockBox, seatsH, matchNote, seatList, spect, startBtn, startNote, presetBtns, fields,
     deck };

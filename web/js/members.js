@@ -1,6 +1,7 @@
 // The host's hold on who is in the room: a bot's level, removing a seat or a spectator (a human is
-// asked about first: the server bars them until the host lets removed players back in) and the
-// list of spectators, shown in the lobby and on the round-over panel.
+// asked about first: the server bars them until the host lets removed players back in), muting a
+// person's quick chat (chat.js) and the list of spectators, shown in the lobby and on the
+// round-over panel.
 import { S, botLevel, isHost, send } from "./core.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -58,6 +59,21 @@ export function removeButton(member) {
     onclick: () => removeMember(member) }, "×");
 }
 
+/** "muted" beside a person the host muted (their quick chat is refused), or null. */
+export function mutedTag(member) {
+  if (!S.view?.room?.muted?.includes(member.id)) return null;
+  return h("span.badge.badge-muted", { title: t("chat.mutedNote") }, t("chat.muted"));
+}
+
+/** The host's Mute / Unmute of a person's quick chat. */
+export function muteButton(member) {
+  const muted = !!S.view?.room?.muted?.includes(member.id);
+  const label = t(muted ? "chat.unmuteOf" : "chat.muteOf", { name: member.name });
+  return h("button.btn.small.mute", { type: "button", "aria-label": label, title: label, "aria-pressed": String(muted),
+    "data-key": `mute:${member.id}`, onclick: () => send("mute", { player_id: member.id, muted: !muted }) },
+  t(muted ? "chat.unmute" : "chat.mute"));
+}
+
 /** "Watching": the spectators, each with a × for the host; null when nobody watches. */
 export function spectatorList(room) {
   const spectators = room.spectators || [];
@@ -67,8 +83,10 @@ export function spectatorList(room) {
     h("h3", t("lobby.spectators")),
     h("ul.spectator-list", spectators.map((s) => h("li.spectator", { "data-player": s.id, class: s.id === S.you ? "is-you" : "" },
       h("span.spectator-name", s.name, s.id === S.you ? h("span.tag", ` (${t("lobby.you")})`) : null),
+      mutedTag(s),
       h("span.dot", { class: s.connected ? "on" : "off", role: "img", "aria-label": t(s.connected ? "online" : "offline"),
         title: t(s.connected ? "online" : "offline") }),
+      host && !s.screen && s.id !== S.you ? muteButton(s) : null,
       host ? removeButton(s) : null))));
 }
 

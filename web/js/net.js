@@ -68,6 +68,11 @@ export const Api = {
   // the night's record needs the room's token (docs/server.md "Protocol additions")
   history: (code, token) => api("GET", `/api/rooms/${encodeURIComponent(code)}/history`, null, token),
   replay: (id, token) => api("GET", `/api/rounds/${encodeURIComponent(id)}/replay`, null, token),
+  story: (code, token) => api("GET", `/api/rooms/${encodeURIComponent(code)}/story`, null, token),
+  verifyRound: (id, token) => api("GET", `/api/rounds/${encodeURIComponent(id)}/verify`, null, token),
+  // a finished round's deal, shared with another room (js/deals.js)
+  deal: (id) => api("GET", `/api/deals/${encodeURIComponent(id)}`),
+  useDeal: (code, deal, token) => api("POST", `/api/rooms/${encodeURIComponent(code)}/deal`, { deal }, token),
 };
 
 // -- tokens, one per room, kept across reloads ------------------------------------------------

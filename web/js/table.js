@@ -2,6 +2,7 @@
 // in place (cards and seats keyed), so a click is never lost to a re-render while bots play around
 // you. Legality always comes from game.legal.
 import { cardBack } from "./cards.js";
+import { chatMenu } from "./chat.js";
 import { S, announce, media, reducedMotion, secondsLeft, serverNow } from "./core.js";
 import { h, replace } from "./dom.js";
 import { lang, t } from "./i18n.js";
@@ -78,7 +79,7 @@ function build(stage) {
   // and starts closed there); the log already announces it to screen readers
   const ticker = h("p#ticker.ticker", { "aria-hidden": "true" });
   const meBox = h("section.me", { "aria-label": t("table.yourHand", { n: "" }).replace(/\s*\(.*\)/, "") },
-    ticker, turnLine, exposedMe, stackBar, controls, handH, hand, note, h("div.mine-row", mine, reactions), keysHint);
+    ticker, turnLine, exposedMe, stackBar, controls, handH, hand, note, h("div.mine-row", mine, h("div.say-row", chatMenu(), reactions)), keysHint);
 
   const overlay = h("div.overlay", { hidden: true });
   const root = h("div.table", opponents, reveal, meBox, overlay);

@@ -6,11 +6,12 @@ import { h, replace } from "./dom.js";
 import { describe } from "./events.js";
 import { lang, t } from "./i18n.js";
 import { inviteBase, knownBase, qrSrc } from "./invite.js";
+import { chatBubble } from "./chat.js";
 import { avatar } from "./lobby.js";
 import { clearHeadAngles, directionArrows, keepInside, place, seatAngles } from "./ring.js";
 
 const LINES = 7;
-const V = { code: null, token: null, names: new Map(), lines: [], refs: null, view: null, skew: 0, won: new Map() };
+const V = { code: null, token: null, names: new Map(), lines: [], refs: null, view: null, skew: 0, won: new Map(), chats: [] };
 
 export function resetTv(code) {
   V.code = code;
@@ -55,6 +56,7 @@ export function tvEvents(past, events, view) {
   for (const ev of [...past, ...events]) {
     if ((ev.kind === "joined" || ev.kind === "bot_added") && ev.name) V.names.set(ev.player, ev.name);
     if (ev.kind === "reaction") continue;
+    if (ev.kind === "chat" && !past.includes(ev)) V.chats.push(ev); // a bubble once the seats are drawn
     const d = describe(ev, nameOf, null, view.room?.host ?? null);
     if (!d || d.cls === "meta") continue;
     V.lines.push({ ev, host: view.room?.host ?? null });
@@ -104,6 +106,7 @@ export function renderTv(view, info = {}) {
   document.body.dataset.version = String(info.version ?? 0);
   root.dataset.status = status;
   renderSeats(view);
+  for (const ev of V.chats.splice(0)) chatBubble(V.refs.chips.get(ev.player)?.li, t(`chat.${ev.phrase}`));
   renderCenter(view);
   renderSide(view);
 }

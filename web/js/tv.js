@@ -9,6 +9,8 @@ import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { Api, ApiError, RoomSocket } from "./net.js";
 import { app, brand, langSelect, settingsButton, shellParts } from "./shell.js";
+import { tvMoments } from "./moments.js";
+import { tvStory } from "./story.js";
 import { renderTv, resetTv, tvEvents, tvNight, tvTick, tvToken } from "./tv-view.js";
 
 const KEY = "mercyless.screens";
@@ -125,6 +127,8 @@ async function connect(code) {
       status(null);
       tvEvents(info.welcome && info.log ? info.log : [], info.events || [], view);
       renderTv(view, info);
+      tvStory(code, cred.token, view);
+      tvMoments(code, cred.token, view);
       const now = view.room.status;
       if (info.welcome) night(code, cred.token);
       else if (now === "match_over" && screen.status !== now) night(code, cred.token, screen.decided + 1);

@@ -1,8 +1,10 @@
 // Each new view from the socket: names and log lines from its events, the sounds and animations
 // they call for, then the lobby or the table drawn again with the keyboard focus kept in place.
+import { showChats, syncChat } from "./chat.js";
 import { S, announce, rememberNames } from "./core.js";
 import { refreshHowTo } from "./help/howto.js";
 import { syncHistory } from "./history.js";
+import { syncDeal } from "./deals.js";
 import { t } from "./i18n.js";
 import { renderLobby, resetLobby } from "./lobby.js";
 import { releasePointerFocus } from "./dom.js";
@@ -156,6 +158,7 @@ export function onState(view, info) {
   const fx = computeFx(prev, S.view, info.events, info.welcome);
   if (confirmed && fx.played === confirmed) delete fx.played; // it flew to the pile when tapped
   render(fx);
+  showChats(info.events, info.welcome);
   if (turnCame && view.room.status === "playing") requestAnimationFrame(bringHandIntoView);
 }
 
@@ -191,6 +194,8 @@ export function render(fx = {}) {
     if (ticker && !ticker.textContent && last !== null) ticker.textContent = last;
   }
   syncHistory();
+  syncDeal();
+  syncChat();
   refreshHowTo(S.view.room.rules);
   if (focusKey && !document.body.contains(active)) {
     const again = focusKey.startsWith("#") ? document.getElementById(focusKey.slice(1)) : stage.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)

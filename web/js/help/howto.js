@@ -44,6 +44,7 @@ export function howToContent(rules = {}) {
     section(ht("howto.draw.h"), h("p", ht(`howto.draw.${rules.draw || "voluntary"}`))),
     section(ht("howto.uno.h"), h("p", ht("howto.uno", { s: rules.catch_window_s ?? 5, n: rules.uno_penalty ?? 2 }))),
     section(ht("howto.score.h"), h("p", rules.scoring === false ? ht("howto.score.off") : ht("howto.score", { target: rules.target_score ?? 1000 }))),
+    section(ht("howto.fair.h"), h("p.howto-fair", ht("howto.fair"))),
     // a touch screen has no ? key to press and nothing to hover
     h("p.note", ht(media(TOUCH).matches ? "help.hintTouch" : "help.hint")),
   ];

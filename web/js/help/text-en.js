@@ -61,4 +61,6 @@ export const en = {
   "howto.score": "The winner scores the cards left in the other players’ hands (numbers their face value, coloured action cards 20, wilds 50) plus 250 for each player knocked out. The match goes to {target} points.",
   "howto.score.off": "Scoring is off: each round stands on its own.",
   "howto.cards.h": "The No Mercy cards",
+  "howto.fair.h": "A fair deal anyone can check",
+  "howto.fair": "Each round is shuffled from a random seed. When the cards are dealt, every screen gets the seed's fingerprint (its SHA-256); the seed itself is shown only when the round is over. Your browser then checks that the two match and shows “Fair deal checked ✓”: the deal was fixed before anyone played and not changed since. A round's page in the scores can also deal the round again from its seed (“Check this deal”).",
 };

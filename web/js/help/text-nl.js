@@ -59,4 +59,6 @@ export const nl = {
   "howto.score": "De winnaar krijgt de punten van de kaarten in de andere handen (cijfers hun waarde, gekleurde actiekaarten 20, wilde kaarten 50) plus 250 per uitgeschakelde speler. De match gaat tot {target} punten.",
   "howto.score.off": "Geen punten: elke ronde staat op zichzelf.",
   "howto.cards.h": "De No Mercy-kaarten",
+  "howto.fair.h": "Een eerlijke deling die iedereen kan controleren",
+  "howto.fair": "Elke ronde wordt geschud vanuit een willekeurig zaad. Bij het delen krijgt elk scherm de vingerafdruk van dat zaad (de SHA-256); het zaad zelf wordt pas getoond als de ronde voorbij is. Je browser controleert dan dat die twee kloppen en toont “Eerlijke deling gecontroleerd ✓”: de deling lag vast voordat iemand speelde en is sindsdien niet veranderd. Op de pagina van een ronde bij de scores kun je de ronde ook opnieuw laten delen vanuit haar zaad (“Controleer deze deling”).",
 };

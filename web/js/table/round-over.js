@@ -2,10 +2,13 @@
 // the host's next step (the next round or a new match, or back to the lobby).
 import { cardFace, sortHand } from "../cards.js";
 import { S, botLevel, isHost, name, send } from "../core.js";
+import { replayDealButton, shareDealButton } from "../deals.js";
 import { h, replace } from "../dom.js";
+import { fairDealMark, noteCommitment } from "../fair-deal.js";
 import { historyPanel } from "../history.js";
 import { lang, t } from "../i18n.js";
 import { botLevelPicker, spectatorList } from "../members.js";
+import { storyPanel } from "../story.js";
 import { matchReason, pointsExplained } from "./points.js";
 import { T } from "./state.js";
 
@@ -27,6 +30,7 @@ function fitOverlay() {
 }
 
 export function renderOverlay(v) {
+  noteCommitment(v); // from the deal on: the hash the seed must match at round over
   const status = v.room.status;
   const over = status === "round_over" || status === "match_over";
   T.overlay.hidden = !over;
@@ -64,6 +68,8 @@ export function renderOverlay(v) {
       h("span.rv-cards", sortHand(cards).map((c) => cardFace(c, { size: "xs" }))))))) : null;
   const actions = isHost()
     ? [h("button.btn.primary.big.rematch", { type: "button", "data-key": "rematch", onclick: () => send("rematch") }, t(match ? "over.newMatch" : "over.rematch")),
+      replayDealButton(),
+      ...shareDealButton(v),
       h("button.btn.big.to-lobby", { type: "button", "data-key": "to-lobby", onclick: () => send("lobby") }, t("over.toLobby"))]
     : h("p.note", { role: "status" }, t(match ? "over.waitHostMatch" : "over.waitHost", { name: name(v.room.host) }));
   // the host sets the bots' levels for the next round here too, without a trip to the lobby
@@ -77,9 +83,11 @@ export function renderOverlay(v) {
     match && rules.scoring ? h("p.over-why", matchReason(v)) : null,
     rules.scoring ? h("div.scores", h("h3", t("over.scores", { target })), h("ol.score-list", rows)) : h("p.note", t("over.noScoring")),
     hands,
+    fairDealMark(v),
     spectatorList(v.room),
     botLevels,
     h("div.over-actions", actions),
+    storyPanel(),
     historyPanel());
   replace(T.overlay, panel);
   fitOverlay();
