@@ -11,8 +11,7 @@ from sqlalchemy.orm import selectinload
 
 from app.history.deals import shared_results
 from app.history.models import Match, Round
-from engine import Action, ActionKind, Event, EventKind, Record, apply, view_for
-from engine.record import start as start_round
+from engine import Action, ActionKind, Event, EventKind, Record, apply, make_rules, new_game, view_for
 
 
 async def room_history(sessions: async_sessionmaker, code: str, since_ms: int = 0,
@@ -81,10 +80,11 @@ async def load_round(sessions: async_sessionmaker, public_id: str) -> Round | No
 def public_replay(record: dict[str, Any]) -> list[dict[str, Any]]:
     """The finished round step by step as any spectator saw it: public events and table."""
     rec = Record.from_dict(record)
-    state = start_round(rec)
+    # the deal's own events (the first card and what it did): a replay opens as the table did
+    state, opening = new_game(rec.players, make_rules(rec.rules), rec.seed, dealer=rec.dealer,
+                              scores=rec.scores, now_ms=rec.start_ms)
     steps = [{"step": 0, "player": None, "action": None,
-              "events": [{"kind": "started", "dealer": rec.players[rec.dealer]}],
-              "table": view_for(state, None)}]
+              "events": [e.public() for e in opening], "table": view_for(state, None)}]
     for i, step in enumerate(rec.steps, start=1):
         state, events = apply(state, step.player, step.action, step.now_ms)
         steps.append({"step": i, "player": step.player, "at_ms": step.now_ms,

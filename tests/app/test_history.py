@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -91,6 +92,10 @@ async def test_a_night_is_recorded_and_every_round_replays(database):
             assert one["number"] == 1 and len(one["seats"]) == 3
             rep = (await http.get(f"/api/rounds/{rounds[0]['id']}/replay")).json()
             assert rep["steps"][0]["step"] == 0 and len(rep["steps"]) == one["actions"] + 1
+            # it opens as the table did: the deal's started event names the first card
+            (started,) = [e for e in rep["steps"][0]["events"] if e["kind"] == "started"]
+            assert re.fullmatch(r"[rygbw]-\w+", started["top"]), started  # (was missing: "Wild undefined")
+            assert started["color"] in ("red", "yellow", "green", "blue")
             assert rep["steps"][-1]["table"]["game"]["winner"] == one["winner"]
             for step in rep["steps"]:  # public: no hand in any step
                 assert step["table"]["hand"] == []
