@@ -51,6 +51,7 @@ class EventKind(StrEnum):
     BOT_RENAMED = "bot_renamed"  # a newcomer had a bot's name: the bot took another
     CHAT = "chat"  # a quick-chat phrase, by its id (app.core.protocol.CHAT_PHRASES)
     MUTED = "muted"  # the host muted a player's quick chat, or unmuted it
+    NIGHT_OVER = "night_over"  # the host ended the night: every screen shows its story
 
 
 class Event(NamedTuple):

@@ -157,6 +157,12 @@ class ReplayDeal(_Msg):
     type: Literal["replay_deal"]
 
 
+class EndNight(_Msg):
+    """Host, after a round: the night is over, and every screen shows its story (app/rooms/night.py)."""
+
+    type: Literal["end_night"]
+
+
 class BackToLobby(_Msg):
     type: Literal["lobby"]
 
@@ -200,14 +206,14 @@ class Sync(_Msg):
 
 ClientMsg = Annotated[
     SetRules | AddBot | SetBot | BotPlays | RemoveSeat | Start | Play | Draw | Pass | Choose | Cancel | Uno
-    | Catch | Rematch | ReplayDeal | BackToLobby | SetRoom | Leave | React | Chat | Mute | Sync,
+    | Catch | Rematch | ReplayDeal | EndNight | BackToLobby | SetRoom | Leave | React | Chat | Mute | Sync,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMsg)
 MESSAGE_TYPES = frozenset(
     ["set_rules", "add_bot", "set_bot", "bot_plays", "remove_seat", "start", "play", "draw", "pass", "choose",
-     "cancel", "uno", "catch", "rematch", "replay_deal", "lobby", "set_room", "leave", "react", "chat",
-     "mute", "sync"])
+     "cancel", "uno", "catch", "rematch", "replay_deal", "end_night", "lobby", "set_room", "leave", "react",
+     "chat", "mute", "sync"])
 GAME_TYPES = frozenset(["play", "draw", "pass", "choose", "cancel", "uno", "catch"])
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.core.protocol import GAME_TYPES
 from app.core.settings import Settings
-from app.rooms import bot_seats, chat, deals, lobby, play, presence, timers
+from app.rooms import bot_seats, chat, deals, lobby, night, play, presence, timers
 from app.rooms.intent import Intent, Run
 from app.rooms.model import Loaded
 from app.rooms.outcomes import NoChange, Refused
@@ -102,6 +102,11 @@ def _react(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
 def _chat(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
     player, interval = sock.player, settings.chat_interval_ms
     return lambda loaded, now: chat.chat(loaded, player, msg.phrase, now, interval)
+
+
+def _end_night(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
+    player = sock.player
+    return lambda loaded, now: night.end_night(loaded, player)
 
 
 def _mute(msg: Any, sock: RoomSocket, settings: Settings) -> Run:
@@ -255,6 +260,7 @@ COMMANDS: dict[str, Callable[..., Run]] = {
     "react": _react,
     "chat": _chat,
     "mute": _mute,
+    "end_night": _end_night,
     "join": _join,
     "use_deal": _use_deal,
     "hello": _hello,

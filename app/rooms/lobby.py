@@ -306,6 +306,7 @@ def _deal(loaded: Loaded, dealer: int, now_ms: int, seed: str | None = None,
     """Deal the next round from a new random seed, or from ``seed``: a finished round's deal
     played again (app/rooms/deals.py; ``replayed_from`` names that round in the record)."""
     room = loaded.room
+    room.night_over = False  # a round after the night's end: the night goes on
     rules = make_rules(room.rules)
     players = [s.id for s in room.seats]  # (start and rematch checked the deck deals them)
     for seat in room.seats:  # a human not here when the cards are dealt has the reconnect grace

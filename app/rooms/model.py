@@ -167,6 +167,8 @@ class Room:
     # rate limit); older documents have neither and load with none
     muted: list[str] = field(default_factory=list)
     last_chat: dict[str, int] = field(default_factory=dict)
+    # the host ended the night after a round (app/rooms/night.py); the next deal clears it
+    night_over: bool = False
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -340,6 +342,7 @@ def room_part(room: Room) -> dict[str, Any]:
         **({"deal": {"id": room.deal["id"], "seats": room.deal["seats"]}} if room.deal is not None else {}),
         "removed": sum(key.startswith("n:") for key in room.barred),  # players barred from joining
         "muted": list(room.muted),  # whose quick chat the host muted (app/rooms/chat.py)
+        **({"night_over": True} if room.night_over else {}),  # the host ended the night
         # a big screen is marked; a person watching has the fields spectators always had
         "spectators": [{"id": s.id, "name": s.name, "connected": s.connected, "screen": True}
                        if s.screen else {"id": s.id, "name": s.name, "connected": s.connected}

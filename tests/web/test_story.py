@@ -107,3 +107,10 @@ def test_the_tv_replays_a_rounds_key_moments_between_rounds_and_anyone_can_skip(
     moments.get_by_role("button", name="Skip").click()
     expect(moments).to_have_count(0)
     expect(tv.locator(".tv-winner")).to_be_visible()  # the table's round over again
+
+    # the host ends the night after this round (no match is over): every screen shows its story
+    host.get_by_role("button", name="End the night").click()
+    expect(tv.locator(".tv-story h2")).to_have_text("The night's story")
+    expect(host.locator(".over-panel .story .story-player")).to_have_count(2)
+    expect(host.locator("#log")).to_contain_text("Ann ended the night: here is its story")
+    expect(host.get_by_role("button", name="End the night")).to_have_count(0)

@@ -67,6 +67,8 @@ export function describe(ev, name, you, host = null) {
       return { text: t("ev.reaction", { p, reaction: t(`react.${ev.reaction}`) }), cls: "meta" };
     case "chat": // a phrase's id, said in the reader's language
       return { text: t("ev.chat", { p, phrase: t(`chat.${ev.phrase}`) }), cls: "chat" };
+    case "night_over":
+      return { text: t("ev.night_over", { by: ev.by ? name(ev.by) : by }), cls: "meta" };
     case "muted": {
       const key = ev.muted ? "ev.muted" : "ev.unmuted";
       return { text: t(ev.player === you ? `${key}You` : key, { p, by: ev.by ? name(ev.by) : by }), cls: "meta" };

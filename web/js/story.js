@@ -233,8 +233,9 @@ function syncStory() {
   const v = S.view;
   const over = v && ["round_over", "match_over"].includes(v.room.status);
   const key = roundKey();
-  // at match over by itself; after a round once asked for, that round only
-  P.open = !!over && (v.room.status === "match_over" || P.clicked === key);
+  // at match over by itself, and once the host ended the night; after a round once asked for,
+  // that round only
+  P.open = !!over && (v.room.status === "match_over" || !!v.room.night_over || P.clicked === key);
   if (!P.open) return;
   if (P.key === key) return;
   P.key = key;
@@ -258,7 +259,7 @@ const TV = { key: null, story: null, shown: null };
 export function tvStory(code, token, view) {
   const root = document.getElementById("tv");
   const old = root?.querySelector(":scope > .tv-story");
-  if (!root || view.room.status !== "match_over") {
+  if (!root || !(view.room.status === "match_over" || (view.room.status === "round_over" && view.room.night_over))) {
     old?.remove();
     TV.key = null;
     TV.story = null;

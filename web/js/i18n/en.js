@@ -335,6 +335,8 @@ export const en = {
   "hist.out": "out",
   "hist.close": "Close",
   "story.title": "The night's story",
+  "over.endNight": "End the night",
+  "ev.night_over": "{by} ended the night: here is its story",
   "story.show": "The night's story",
   "story.loading": "Telling the night's story…",
   "story.failed": "The night's story could not be loaded.",

@@ -325,6 +325,8 @@ export const nl = {
   "hist.out": "uit",
   "hist.close": "Sluiten",
   "story.title": "Het verhaal van de avond",
+  "over.endNight": "Einde van de avond",
+  "ev.night_over": "{by} sloot de avond af: hier is het verhaal",
   "story.show": "Het verhaal van de avond",
   "story.loading": "Het verhaal van de avond wordt verteld…",
   "story.failed": "Het verhaal van de avond kon niet worden geladen.",

@@ -44,7 +44,7 @@ export function renderOverlay(v) {
   const g = v.game;
   const watchers = (v.room.spectators || []).map((s) => `${s.id}${s.connected ? "+" : "-"}`).join();
   const levels = v.players.map((p) => botLevel(p) || "").join();
-  const key = `${v.room.round}:${status}:${isHost()}:${v.room.host}:${lang()}:${v.players.map((p) => `${p.connected}`).join()}:${watchers}:${levels}`;
+  const key = `${v.room.round}:${status}:${isHost()}:${v.room.host}:${lang()}:${v.players.map((p) => `${p.connected}`).join()}:${watchers}:${levels}:${!!v.room.night_over}`;
   if (T.overKey === key) return;
   const firstTime = !T.overKey || !T.overKey.startsWith(`${v.room.round}:${status}`);
   T.overKey = key;
@@ -70,7 +70,8 @@ export function renderOverlay(v) {
     ? [h("button.btn.primary.big.rematch", { type: "button", "data-key": "rematch", onclick: () => send("rematch") }, t(match ? "over.newMatch" : "over.rematch")),
       replayDealButton(),
       ...shareDealButton(v),
-      h("button.btn.big.to-lobby", { type: "button", "data-key": "to-lobby", onclick: () => send("lobby") }, t("over.toLobby"))]
+      h("button.btn.big.to-lobby", { type: "button", "data-key": "to-lobby", onclick: () => send("lobby") }, t("over.toLobby")),
+      v.room.night_over ? null : h("button.btn.ghost.big.end-night", { type: "button", "data-key": "end-night", onclick: () => send("end_night") }, t("over.endNight"))]
     : h("p.note", { role: "status" }, t(match ? "over.waitHostMatch" : "over.waitHost", { name: name(v.room.host) }));
   // the host sets the bots' levels for the next round here too, without a trip to the lobby
   const bots = isHost() ? v.players.filter((p) => p.bot && botLevel(p)) : [];
