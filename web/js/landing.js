@@ -7,7 +7,7 @@ import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { resetLobby } from "./lobby.js";
 import { Api, ApiError, cleanName, normalizeCode, Seats } from "./net.js";
-import { openRoom } from "./room.js";
+import { go } from "./router.js";
 import { app, brand, langSelect, settingsButton, shellParts, soundToggle } from "./shell.js";
 import { resetTable } from "./table.js";
 
@@ -101,7 +101,7 @@ export function renderLanding() {
     if (!n) return;
     const seat = Seats.get(code);
     if (seat) {
-      openRoom(code, seat);
+      go("room", code, seat);
       return;
     }
     await enterWith(() => Api.join(code, n), code);
@@ -155,7 +155,7 @@ export function renderLanding() {
       h("a.btn.ghost", { href: `/r/${code}`, onclick: (e) => {
         e.preventDefault();
         history.pushState(null, "", `/r/${code}`);
-        openRoom(code, seat);
+        go("room", code, seat);
       } }, t("land.rejoin", { code }), seat.name ? h("small", ` · ${seat.name}`) : null),
       h("button.icon-btn", { type: "button", "aria-label": t("land.forget", { code }), title: t("land.forget", { code }),
         onclick: () => {
@@ -190,7 +190,7 @@ async function enterWith(call, code) {
     setLanding({ invite: null, error: null, busy: false });
     typed.name = null;
     history.pushState(null, "", `/r/${res.code}`);
-    openRoom(res.code, seat);
+    go("room", res.code, seat);
   } catch (err) {
     let msg = t("err.network");
     let field = null;

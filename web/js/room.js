@@ -9,6 +9,7 @@ import { renderLanding, setLanding } from "./landing.js";
 import { copyInvite, resetLobby } from "./lobby.js";
 import { clearLog, renderLog } from "./log.js";
 import { Api, RoomSocket, Seats } from "./net.js";
+import { register } from "./router.js";
 import { howToButton } from "./help/howto.js";
 import { app, brand, langSelect, settingsButton, shellParts, soundToggle } from "./shell.js";
 import { resetTable, tick } from "./table.js";
@@ -161,3 +162,8 @@ export function rebuild() {
     else replace(document.getElementById("stage"), h("div.loading", { role: "status" }, t("conn.connecting")));
   } else renderLanding();
 }
+
+// what the shell and the landing page ask of a room (router.js)
+register("room", openRoom);
+register("leave", leaveToLanding);
+register("rebuild", rebuild);

@@ -1,6 +1,6 @@
 // SHA-256 of a string's UTF-8 bytes, as lowercase hex (FIPS 180-4). The browser's own
 // crypto.subtle is used where it exists; it exists only on secure pages, so a guest on a plain
-// http://192.168.x.x link gets this one, and can check the deal all the same.
+// plain http LAN link (http, 192.168.x.x) gets this one, and can check the deal all the same.
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

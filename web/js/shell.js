@@ -3,7 +3,7 @@
 import { S } from "./core.js";
 import { h, replace } from "./dom.js";
 import { LANG_NAMES, LANGS, lang, setLang, t } from "./i18n.js";
-import { leaveToLanding, rebuild } from "./room.js";
+import { go } from "./router.js";
 import { setSound, sound, soundOn } from "./sound.js";
 import { openSettings } from "./theme.js";
 
@@ -15,7 +15,7 @@ export function langSelect() {
   const select = h("select.lang", { "aria-label": t("lang.label"), title: t("lang.label"),
     onchange: (e) => {
       setLang(e.target.value, true);
-      rebuild();
+      go("rebuild");
     } },
   Object.keys(LANGS).map((l) => h("option", { value: l, selected: l === lang() }, LANG_NAMES[l])));
   return h("span.lang-pick", select, h("span.lang-face", { "aria-hidden": "true" }, lang().toUpperCase()));
@@ -84,7 +84,7 @@ export function brand(small = false) {
     onclick: (e) => {
       if (S.sock) {
         e.preventDefault();
-        leaveToLanding();
+        go("leave");
       }
     } },
   h("span.brand-cards", { "aria-hidden": "true" }, h("span.bc.bc1"), h("span.bc.bc2"), h("span.bc.bc3")),
