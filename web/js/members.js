@@ -3,7 +3,7 @@
 // person's quick chat (chat.js) and the list of spectators, shown in the lobby and on the
 // round-over panel.
 import { S, botLevel, isHost, send } from "./core.js";
-import { h } from "./dom.js";
+import { h, svg } from "./dom.js";
 import { t } from "./i18n.js";
 
 export const LEVELS = ["easy", "normal", "hard"];
@@ -65,13 +65,18 @@ export function mutedTag(member) {
   return h("span.badge.badge-muted", { title: t("chat.mutedNote") }, t("chat.muted"));
 }
 
+// a speech bubble; crossed out once muted
+const CHAT_ON = '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round"><path d="M4 5h16v11H9l-5 4z"/></svg>';
+const CHAT_OFF = '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round" stroke-linecap="round"><path d="M4 5h16v11H9l-5 4z"/><path d="M3 3l18 18"/></svg>';
+
 /** The host's Mute / Unmute of a person's quick chat. */
 export function muteButton(member) {
   const muted = !!S.view?.room?.muted?.includes(member.id);
   const label = t(muted ? "chat.unmuteOf" : "chat.muteOf", { name: member.name });
-  return h("button.btn.small.mute", { type: "button", "aria-label": label, title: label, "aria-pressed": String(muted),
+  // an icon as small as the seat's ×: a worded button took a 360 px seat's name ("Mari…")
+  return h("button.icon-btn.mute", { type: "button", "aria-label": label, title: label, "aria-pressed": String(muted),
     "data-key": `mute:${member.id}`, onclick: () => send("mute", { player_id: member.id, muted: !muted }) },
-  t(muted ? "chat.unmute" : "chat.mute"));
+  svg(muted ? CHAT_OFF : CHAT_ON));
 }
 
 /** "Watching": the spectators, each with a × for the host; null when nobody watches. */
