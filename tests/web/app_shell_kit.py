@@ -154,6 +154,19 @@ INSTALL_OFFER = """() => {
 }"""
 
 
+def cut_static_files(cut: list[str]):
+    """A route handler under which only /api/ and /ws/ reach the server: every other request (a
+    static file) is aborted as if offline, and its path noted in ``cut``."""
+    def static_cut(route) -> None:
+        path = re.sub(r"^https?://[^/]+", "", route.request.url)
+        if path.startswith(("/api/", "/ws/")):
+            route.fallback()
+        else:
+            cut.append(path)
+            route.abort("internetdisconnected")
+    return static_cut
+
+
 def watch_errors(page, errors: list[str]) -> None:
     page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
     page.on("console", lambda msg: msg.type == "error" and errors.append(f"console: {msg.text}"))

@@ -9,7 +9,6 @@ hide and freeze as a phone's do)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -23,6 +22,7 @@ from .app_shell_kit import (
     FAKE_WAKE_LOCK,
     RECORD_VERSIONS,
     Watcher,
+    cut_static_files,
     watch_errors,
 )
 from .test_app_shell import own_chromium  # noqa: F401 - the fixture
@@ -64,16 +64,7 @@ def test_a_night_with_the_phone_as_an_app(own_chromium, night_server):  # noqa: 
 
     # installed: from now on only /api/ and /ws/ reach the server
     cut: list[str] = []
-
-    def static_cut(route):
-        path = re.sub(r"^https?://[^/]+", "", route.request.url)
-        if path.startswith(("/api/", "/ws/")):
-            route.fallback()
-        else:
-            cut.append(path)
-            route.abort("internetdisconnected")
-
-    phone.route("**/*", static_cut)
+    phone.route("**/*", cut_static_files(cut))
     phone.reload()
     phone.wait_for_selector(".lobby .bigcode")
     assert cut == [], cut

@@ -37,6 +37,7 @@ from .app_shell_kit import (
     RECORD_VERSIONS,
     RECORD_VIDEO,
     Watcher,
+    cut_static_files,
     first_at,
     next_version,
     png_size,
@@ -145,16 +146,7 @@ def test_the_shell_opens_from_its_cache_and_a_new_version_replaces_it_whole(brow
     assert page.evaluate(CACHES_JS) == [f"mercyless-shell-{first}"]
 
     cut: list[str] = []
-
-    def static_cut(route):
-        path = re.sub(r"^https?://[^/]+", "", route.request.url)
-        if path.startswith(("/api/", "/ws/")):
-            route.fallback()
-        else:
-            cut.append(path)
-            route.abort("internetdisconnected")
-
-    ctx.route("**/*", static_cut)
+    ctx.route("**/*", cut_static_files(cut))
     page.reload()
     page.wait_for_selector(".lobby .bigcode")                   # the room: shell cached, socket live
     expect(page.locator(".seatlist .seat")).to_have_count(1)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.arch.test_import_graph import cycles  # Tarjan's, as the Python modules are checked
+
 WEB_JS = Path(__file__).resolve().parents[2] / "web" / "js"
 IMPORT = re.compile(r"""^\s*import\s(?:[^'"]*?\sfrom\s)?["'](\.{1,2}/[^"']+)["']""", re.M)
 
@@ -19,55 +21,13 @@ def graph(root: Path) -> dict[str, set[str]]:
     return edges
 
 
-def circles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected parts of more than one module (Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for start in sorted(edges):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(edges.get(start, ()))))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                part = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    part.append(top)
-                    if top == node:
-                        break
-                if len(part) > 1:
-                    found.append(sorted(part))
-    return found
-
-
 def test_the_check_finds_a_circle():
-    assert circles({"a.js": {"b.js"}, "b.js": {"c.js"}, "c.js": {"a.js"}, "d.js": {"a.js"}}) == [
+    assert cycles({"a.js": {"b.js"}, "b.js": {"c.js"}, "c.js": {"a.js"}, "d.js": {"a.js"}}) == [
         ["a.js", "b.js", "c.js"]]
-    assert circles({"a.js": {"b.js"}, "b.js": set()}) == []
+    assert cycles({"a.js": {"b.js"}, "b.js": set()}) == []
 
 
 def test_the_clients_modules_import_one_another_without_a_circle():
     edges = graph(WEB_JS)
     assert "room.js" in edges["app.js"]  # (the graph is read)
-    assert circles(edges) == []
+    assert cycles(edges) == []
