@@ -29,13 +29,14 @@ from app.core.gc_pacing import paced_collector
 from app.core.logs import setup_logging
 from app.core.metrics import Metrics
 from app.core.paths import WEB_DIR
-from app.core.protocol import Err
+from app.core.protocol import Close, Err
 from app.core.settings import Settings, get_settings
 from app.history.db import make_engine, sessions, upgrade
 from app.history.writer import HistoryWriter
 from app.storage.embedded import EmbeddedStore
 from app.storage.store import RoomStore, open_redis
 from app.transport import session as ws
+from app.transport.admission import Admission, restart_spread_ms, spread_reason
 from app.transport.asgi import RawSocket, game_socket_code
 from app.transport.relay import Relay
 
@@ -61,7 +62,7 @@ class MercylessApp(FastAPI):
             return
         code = game_socket_code(scope)
         if code is not None:
-            await ws.serve(RawSocket(scope, receive, send), self.state.hub, code)
+            await ws.serve(RawSocket(scope, receive, send), self.state.hub, code, self.state.admission)
         elif self.edge is not None and scope["type"] == "http":
             await self.edge(scope, receive, send)
         else:
@@ -75,6 +76,18 @@ class MercylessApp(FastAPI):
         hub = getattr(self.state, "hub", None)
         if hub is not None:
             hub.stopping()
+
+    async def closing(self) -> None:
+        """After ``stopping``, before uvicorn closes every socket alike (1012, no reason): the
+        phones are told how long to spread their return over, so that a restart under
+        thousands does not bring them all back in the same second (app/transport/admission.py)."""
+        hub = getattr(self.state, "hub", None)
+        if hub is None:
+            return
+        conns = [conn for room in hub.sockets.values() for conn in room.values()]
+        spread = restart_spread_ms(len(conns), hub.settings.welcomes_per_s)
+        hub.sockets.close_all(Close.RESTART, spread_reason(spread))
+        await asyncio.gather(*(conn.wait_closed() for conn in conns if hasattr(conn, "wait_closed")))
 
 
 def with_embedded_store(settings: Settings) -> tuple[Settings, EmbeddedStore | None]:
@@ -108,6 +121,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                   publishes=settings.redis_url is not None, metrics=metrics, history=writer,
                   make_relay=Relay if settings.relay_sockets else None)
         app.state.hub = hub
+        app.state.admission = Admission(settings.hellos_at_once, settings.hello_queue,
+                                        per_s=settings.welcomes_per_s)
         await hub.start()
         try:
             await upgrade(settings.database_url)

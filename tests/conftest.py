@@ -36,3 +36,12 @@ if os.environ.get("TEST_REDIS_CLUSTER") == "1" and not os.environ.get("TEST_REDI
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _CLUSTER is not None:
         _CLUSTER.stop()
+
+
+#: tests that take minutes, started first so that the parallel run (scripts/test.sh) does not
+#: end waiting on one of them
+LONGEST_FIRST = ("tests/app/test_soak.py::",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))

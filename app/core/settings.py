@@ -57,6 +57,16 @@ class Settings(BaseSettings):
     # 0: only the reconnect grace hands a seat to its bot
     away_turn_grace_ms: int = Field(default=10_000, ge=0)
     hello_timeout_ms: int = 10_000
+    # a storm of new sockets (a restart under thousands of phones; app/transport/admission.py):
+    # at most this many do their pre-welcome work (address check, the hello's load and commit)
+    # at once, within the Redis pool's REDIS_MAX_CONNECTIONS so that rooms in play keep their
+    # share; the rest wait in arrival order, and past hello_queue waiting a newcomer is closed
+    # with 1013 and a retry_ms hint. 0: no bound
+    hellos_at_once: int = Field(default=24, ge=0)
+    hello_queue: int = Field(default=2_000, ge=0)
+    # the pace a process welcomes a crowd back at: a stopping process asks its N phones to come
+    # back spread over N / this seconds (1-30 s), in its close's reason (1012)
+    welcomes_per_s: float = Field(default=500.0, gt=0)
     room_ttl_ms: int = 6 * 3600 * 1000
     # a room nobody ever opened (no hello yet) expires this long after its last change, and is
     # not counted against MAX_ROOMS: a flood of creations cannot fill the server

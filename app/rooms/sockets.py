@@ -26,7 +26,7 @@ class RoomSocket(Protocol):
 
     def send_frames(self, frames: list[bytes]) -> None: ...
 
-    def close(self, code: int = ...) -> None: ...
+    def close(self, code: int = ..., reason: str = ...) -> None: ...
 
 
 class LocalSockets(dict[str, dict[str, RoomSocket]]):
@@ -61,7 +61,10 @@ class LocalSockets(dict[str, dict[str, RoomSocket]]):
     def count(self) -> int:
         return sum(len(conns) for conns in self.values())
 
-    def close_all(self, code: int) -> None:
+    def close_all(self, code: int, reason: str = "") -> None:
         for conns in self.values():
             for sock in conns.values():
-                sock.close(code)
+                if reason:
+                    sock.close(code, reason)
+                else:
+                    sock.close(code)

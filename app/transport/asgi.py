@@ -183,14 +183,15 @@ class RawSocket:
         protocol.transport.write(b"".join(conn.data_to_send()))
         return True
 
-    async def close(self, code: int = Close.NORMAL) -> None:
+    async def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
         """Close (before the handshake: refuse it with HTTP 403, as the server does for any
         close sent then). Closing twice sends nothing."""
         if self.application_state == WebSocketState.DISCONNECTED:
             return
         accepted = self.application_state == WebSocketState.CONNECTED
         self.application_state = WebSocketState.DISCONNECTED
-        await self._send({"type": "websocket.close", "code": code})
+        await self._send({"type": "websocket.close", "code": code, "reason": reason} if reason
+                         else {"type": "websocket.close", "code": code})
         if accepted and code == Close.POLICY:
             # a flood (app/transport/gate.py): the connection goes now, its close answer not
             # waited for. The server would read the socket until the answer came (uvicorn: up

@@ -39,6 +39,7 @@ class Connection:
         self.send_timeout_s = send_timeout_s
         self.closed = False
         self.close_code: int | None = None
+        self.close_reason = ""
         self.writer: asyncio.Task[None] | None = None  # runs while the socket's buffer is full
         self._sending_since: float | None = None  # loop time the last frame went out in a drain
         self._watch: asyncio.TimerHandle | None = None
@@ -95,12 +96,13 @@ class Connection:
         for text in texts:
             self.send(text)
 
-    def close(self, code: int = Close.NORMAL) -> None:
-        """Close with ``code`` once the frames already accepted have gone out."""
+    def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
+        """Close with ``code`` (and ``reason``) once the frames already accepted have gone out."""
         if self.closed:
             return
         self.closed = True
         self.close_code = code
+        self.close_reason = reason
         if self.writer is None:
             self._start_closing()
         elif len(self.outbox) < self.outbox_limit:
@@ -128,12 +130,13 @@ class Connection:
 
     def _start_closing(self) -> None:
         if self._closer is None:
-            self._closer = asyncio.create_task(self._close_socket(self.close_code or Close.NORMAL))
+            self._closer = asyncio.create_task(self._close_socket(self.close_code or Close.NORMAL,
+                                                                  self.close_reason))
 
-    async def _close_socket(self, code: int) -> None:
+    async def _close_socket(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
             if self.ws.application_state != WebSocketState.DISCONNECTED:
-                await self.ws.close(code)
+                await self.ws.close(code, reason) if reason else await self.ws.close(code)
 
     async def _drain(self, sending: Coroutine[Any, Any, None], waiting: Any) -> None:
         """Finish the write that had to wait, then the frames queued behind it, in order. A

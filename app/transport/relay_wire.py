@@ -124,8 +124,8 @@ class RelayedSocket:
     async def send_text(self, text: str | bytes) -> None:
         self.write_frames((text,))
 
-    async def close(self, code: int = Close.NORMAL) -> None:
-        self.end(code)
+    async def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
+        self.end(code)  # (a relay's close record carries the code alone)
 
     def end(self, code: int) -> None:
         """Close: the relaying process closes the client's socket with ``code``, and the

@@ -7,7 +7,8 @@ them. This loop wakes once a second for the header, and a shutdown signal wakes 
 
 Before uvicorn closes the sockets on a stop signal, the app's ``stopping`` hook runs: the other
 processes learn at once that this one is going (app/cluster/hub.py ``Hub.stopping``), so the players it
-drops come back through them.
+drops come back through them. Then its ``closing`` hook closes the game sockets itself, with a
+reason that tells the phones how long to spread their return over (uvicorn's own close has none).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from types import FrameType
 import uvicorn
 
 TICK_S = 1.0
+#: how long the app's own closing of its sockets may hold the shutdown up
+CLOSING_S = 2.0
 #: uvicorn refreshes the header when its tick counter is a multiple of 10 (ten 100 ms ticks)
 TICKS_PER_WAKE = 10
 
@@ -48,6 +51,13 @@ class QuietServer(uvicorn.Server):
                 stopping()
             except Exception:  # the shutdown goes on whatever the app's hook did
                 logging.getLogger("mercyless").exception("stopping hook failed")
+        # and the app closes its game sockets its own way (a reason uvicorn's 1012 lacks) first
+        closing = getattr(self.config.app, "closing", None)
+        if callable(closing):
+            try:
+                await asyncio.wait_for(closing(), CLOSING_S)
+            except Exception:
+                logging.getLogger("mercyless").exception("closing hook failed")
         await super().shutdown(sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:

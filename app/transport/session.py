@@ -21,6 +21,7 @@ from app.core.codes import normalize_code, token_hash
 from app.core.protocol import BadMessage, Close, Err, dumps, parse_json, parse_message
 from app.rooms import commands
 from app.rooms.intent import error
+from app.transport.admission import Admission, Busy
 from app.transport.asgi import RawSocket
 from app.transport.connection import Connection
 from app.transport.gate import PONG_TEXT, YIELD_EVERY, Gate, Verdict, gate, notice, seconds
@@ -69,9 +70,10 @@ def origin_allowed(ws: RawSocket, allowed: list[str]) -> bool:
     return site == _site(page_scheme, ws.headers.get("host", ""))
 
 
-async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
+async def serve(ws: RawSocket, hub: Hub, code: str, admission: Admission | None = None) -> None:
     """One player's socket on ``/ws/{code}``, from the handshake to the close (app.main routes
-    it here ahead of FastAPI's router: see app.transport.asgi)."""
+    it here ahead of FastAPI's router: see app.transport.asgi). ``admission`` bounds the work
+    before its welcome (app/transport/admission.py)."""
     settings = hub.settings
     if not origin_allowed(ws, settings.allowed_origins):
         await ws.close(Close.POLICY)
@@ -81,28 +83,41 @@ async def serve(ws: RawSocket, hub: Hub, code: str) -> None:
     if limits.blocked_here(ip) or not limits.open_socket(ip):  # (refused: HTTP 403, no Redis)
         await ws.close(Close.TRY_AGAIN_LATER)
         return
+    admission = admission or _UNBOUNDED
     try:
-        # an address that flooded, or failed too many joins, as any process found it
-        if not await limits.admit(ip):
-            await ws.close(Close.TRY_AGAIN_LATER)
-            return
         room_code = normalize_code(code)
         relay = hub.relay
-        if relay is not None and room_code is not None:
-            try:
-                home = await relay.home_of(room_code)
-            except RedisError:
-                home = None  # served here: the hello meets the same outage and says so
-            if home is not None and await relay.serve(ws, room_code, home):
+        home = None
+        async with admission.turn(last=False):
+            # an address that flooded, or failed too many joins, as any process found it
+            if not await limits.admit(ip):
+                await ws.close(Close.TRY_AGAIN_LATER)
                 return
-        await session(ws, hub, code)
+            if relay is not None and room_code is not None:
+                try:
+                    home = await relay.home_of(room_code)
+                except RedisError:
+                    home = None  # served here: the hello meets the same outage and says so
+        if relay is not None and home is not None and await relay.serve(ws, room_code, home):  # type: ignore[arg-type]
+            return
+        await session(ws, hub, code, admission)
+    except Busy as busy:  # accepted, so that the client reads the close and its hint
+        with contextlib.suppress(Exception):
+            if ws.application_state == WebSocketState.CONNECTING:
+                await ws.accept()
+            await ws.close(Close.TRY_AGAIN_LATER, busy.reason())
     finally:
         limits.close_socket(ip)
 
 
-async def session(ws: RawSocket, hub: Hub, code: str) -> None:
+#: no bound (a relayed socket's home: the relaying process bounded it)
+_UNBOUNDED = Admission(0, 0)
+
+
+async def session(ws: RawSocket, hub: Hub, code: str, admission: Admission = _UNBOUNDED) -> None:
     """The socket's whole session on this process: hello, then its messages until it closes
-    (``ws`` may be one relayed from another process, app/transport/relay.py)."""
+    (``ws`` may be one relayed from another process, app/transport/relay.py). Its hello waits
+    its turn in ``admission`` (:class:`Busy` when the queue is full)."""
     settings = hub.settings
     limits = hub.limits
     ip = ws.client_host
@@ -131,7 +146,8 @@ async def session(ws: RawSocket, hub: Hub, code: str) -> None:
         return
     conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit,
                       send_timeout_s=settings.send_timeout_s)
-    answer = await hub.submit(room_code, commands.command("hello", conn, digest, hub.sockets, hub.origin))
+    async with admission.turn():
+        answer = await hub.submit(room_code, commands.command("hello", conn, digest, hub.sockets, hub.origin))
     if answer["type"] == "error":
         if answer["code"] in FAILED_JOINS:
             await limits.join_failed(ip)

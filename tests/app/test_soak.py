@@ -22,14 +22,18 @@ from .scripted import Player, audit, level, play_round
 ROOMS = 50
 SOAK_S = float(os.environ.get("SOAK_SECONDS", "180"))
 ROOM_TTL_MS = 20_000  # rooms expire soon after the soak, so the key count can come back
+# a seat closed at a room's end is the seat's bot's after this; its deadline must fall within the
+# wait for the rooms to expire, however far apart the rooms end (the default is 100 s)
+RECONNECT_GRACE_MS = ROOM_TTL_MS // 2
 
 
 @pytest.fixture
 def pair():
     if not real_redis_available():
         pytest.fail("the real Redis at 127.0.0.1:6379 is not running (CI starts it)")
-    a = ServerProcess(redis="real", room_ttl_ms=ROOM_TTL_MS).start()
-    b = ServerProcess(redis="real", prefix=a.prefix, room_ttl_ms=ROOM_TTL_MS).start()
+    a = ServerProcess(redis="real", room_ttl_ms=ROOM_TTL_MS, reconnect_grace_ms=RECONNECT_GRACE_MS).start()
+    b = ServerProcess(redis="real", prefix=a.prefix, room_ttl_ms=ROOM_TTL_MS,
+                      reconnect_grace_ms=RECONNECT_GRACE_MS).start()
     yield a, b
     logs = [a.stop(), b.stop()]
     for log in logs:

@@ -165,6 +165,7 @@ def _act(page, click: str) -> None:
     page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
 
 
+@pytest.mark.alone
 def test_a_busy_turn_has_no_long_task_on_a_mid_phone(pages, web_server, artifacts):
     """The phone's CPU is slowed to DevTools' calibrated mid-tier device (tests/web/phone_cpu.py:
     ~2.3-2.6x on a quiet 2-core machine, less when it is busy). A fixed 4x, a phone between the

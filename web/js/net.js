@@ -1,8 +1,9 @@
 // HTTP calls and the room's WebSocket (protocol.md): hello with the token, welcome/patch with
-// version checks (a gap asks for `sync`), ack/error answers matched by message id, reconnect with
-// exponential backoff, a heartbeat that notices dead sockets, and resending of unanswered
+// version checks (a gap asks for `sync`), ack/error answers matched by message id, reconnect
+// after a jittered backoff (backoff.js), a heartbeat that notices dead sockets, and resending of unanswered
 // messages after a reconnect (safe: the server answers a repeated id without acting twice). A page
 // coming back (shown again, unfrozen, back from the cache, online again) checks its socket at once.
+import { retryDelay } from "./backoff.js";
 import { applyPatch } from "./patch.js";
 
 export const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
@@ -200,7 +201,7 @@ export class RoomSocket {
       }
       // closed while the page slept, the close told only now that it is back: no backoff
       if (this.probing) this.reconnectNow();
-      else this.scheduleRetry();
+      else this.scheduleRetry({ code: e.code, reason: e.reason });
     };
     ws.onerror = () => {
       /* onclose follows */
@@ -212,10 +213,9 @@ export class RoomSocket {
     this.h.onStatus(status, info);
   }
 
-  scheduleRetry() {
+  scheduleRetry(close) {
     this.attempt += 1;
-    const base = Math.min(10000, 400 * 2 ** Math.min(this.attempt - 1, 5));
-    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    const delay = retryDelay(this.attempt, close);
     this.retryAt = Date.now() + delay;
     this.setStatus("reconnecting", { at: this.retryAt });
     this.retryTimer = setTimeout(() => this.connect(), delay);

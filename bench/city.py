@@ -1,0 +1,268 @@
+"""A city's game night on one process: ``python -m bench.city [--rooms 2000] [--redis URL]``.
+
+N rooms of five phones at a human pace (one action a room every ``--interval`` seconds on
+average, exponential think times), phones as the browser client behaves (bench/crowd.py: its
+own pings every 15 s, jittered reconnects); a third of the rooms are three humans and two bots
+(easy, normal, hard in turn), one room in ten is watched by a TV screen. The generator is split
+over ``--workers`` processes (a room's phones in one of them) and reports its own CPU.
+
+Phases, on one server: every socket connects (over ``--spread`` s) and is welcomed; the hosts add
+their bots; an idle window (``--idle`` s: pings and timers only) measures what an idle socket
+costs; then ``--duration`` s of play. Printed per N: the actions' round trip p50/p99 (sent to
+ack), server CPU per action and per idle socket-second, peak RSS of the app and of its children
+(the embedded store's server, the bot workers), errors by code, the generator's CPU. Several
+``--rooms`` values run one after another, each on a fresh server, and the largest that held
+p99 <= ``--target-ms`` is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import random
+import statistics
+import tempfile
+import time
+from typing import Any
+
+from bench.crowd import Phone, Seat, Tally, make_rooms, move_for, own_cpu_s, raise_open_files
+from bench.loadgen import _free_port, cpu_seconds
+from bench.storm import process_rss_kb, start_server, wait_all
+
+LEVELS = ("easy", "normal", "hard")
+
+
+def _worker(url: str, rooms: list[list[tuple[str, str, bool]]], bots: list[int], interval: float,
+            spread_s: float, start_at: float, seed: int, conn: Any) -> None:
+    raise_open_files()
+    asyncio.run(_work(url, [[Seat(c, t, acts=a) for c, t, a in room] for room in rooms], bots, interval,
+                      spread_s, start_at, seed, conn))
+
+
+async def _drive(phones: list[Phone], interval: float, rng: random.Random, playing: asyncio.Event) -> None:
+    """One room: whoever may act acts after a think time (the host starts and rematches)."""
+    players = [p for p in phones if p.seat.acts]
+    while True:
+        await playing.wait()
+        await asyncio.sleep(rng.expovariate(1 / interval) if interval > 0 else 0)
+        for phone in players:
+            if phone.pending is None and phone.welcomed.is_set():
+                move = move_for(phone.seat, rng)
+                if move is not None and await phone.send(move):
+                    while phone.pending is not None and playing.is_set():
+                        phone.changed.clear()
+                        try:
+                            await asyncio.wait_for(phone.changed.wait(), 10)
+                        except TimeoutError:
+                            phone.tally.errors["no_answer"] = phone.tally.errors.get("no_answer", 0) + 1
+                            phone.pending = None
+                    break
+
+
+async def _work(url: str, rooms: list[list[Seat]], bots: list[int], interval: float, spread_s: float,
+                start_at: float, seed: int, conn: Any) -> None:
+    rng = random.Random(seed)
+    tally = Tally()
+    phones = [[Phone(url, seat, tally, random.Random(rng.random())) for seat in room] for room in rooms]
+    loop = asyncio.get_running_loop()
+
+    async def connect(phone: Phone) -> None:
+        await asyncio.sleep(max(0.0, start_at + rng.uniform(0, spread_s) - time.time()))
+        await phone.keep(time.perf_counter())
+
+    keepers = [asyncio.create_task(connect(p)) for room in phones for p in room]
+    playing = asyncio.Event()
+    drivers = [asyncio.create_task(_drive(room, interval, random.Random(rng.random()), playing))
+               for room in phones]
+    cpu0 = own_cpu_s()
+    while True:
+        command = await loop.run_in_executor(None, conn.recv)
+        if command == "count":
+            conn.send(sum(p.welcomed.is_set() for room in phones for p in room))
+        elif command == "bots":  # each host adds its room's bots, acknowledged one by one
+            added = 0
+            for room, count in zip(phones, bots, strict=True):
+                for i in range(count):
+                    if await room[0].send({"type": "add_bot", "level": LEVELS[(added + i) % 3]}):
+                        while room[0].pending is not None:
+                            room[0].changed.clear()
+                            await asyncio.wait_for(room[0].changed.wait(), 30)
+                added += count
+            conn.send(added)
+        elif command == "play":
+            playing.set()
+            conn.send("playing")
+        elif command == "pause":
+            playing.clear()
+            conn.send("paused")
+        elif command == "tally":
+            conn.send(dict(tally.as_dict(), cpu_s=own_cpu_s() - cpu0))
+            cpu0 = own_cpu_s()
+            for kept in (tally.first_welcome_s, tally.rewelcome_s, tally.latencies_ms):
+                kept.clear()
+            tally.failures.clear()
+            tally.errors.clear()
+            tally.actions = tally.pings = 0
+        elif command == "stop":
+            for room in phones:
+                for phone in room:
+                    await phone.stop()
+            for task in keepers + drivers:
+                task.cancel()
+            await asyncio.gather(*keepers, *drivers, return_exceptions=True)
+            conn.send("stopped")
+            return
+
+
+class City:
+    """The crowd's worker processes, a room's phones in one of them."""
+
+    def __init__(self, url: str, rooms: list[list[Seat]], bots: list[int], workers: int, interval: float,
+                 spread_s: float) -> None:
+        ctx = mp.get_context("spawn")
+        self.start_at = time.time() + 1.5 * workers
+        self.links, self.procs = [], []
+        for w in range(workers):
+            mine = [[(s.code, s.token, s.acts) for s in room] for room in rooms[w::workers]]
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker, args=(url, mine, bots[w::workers], interval, spread_s,
+                                                     self.start_at, w, child), daemon=True)
+            proc.start()
+            self.links.append(parent)
+            self.procs.append(proc)
+
+    def ask(self, command: str) -> list[Any]:
+        for link in self.links:
+            link.send(command)
+        return [link.recv() for link in self.links]
+
+    def welcomed(self) -> int:
+        return sum(self.ask("count"))
+
+    def stop(self) -> None:
+        if any(p.is_alive() for p in self.procs):
+            self.ask("stop")
+        for proc in self.procs:
+            proc.join(10)
+
+
+def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"latencies_ms": [], "errors": {}, "failures": {}, "actions": 0, "cpu_s": 0.0,
+                           "pings": 0}
+    for tally in tallies:
+        out["latencies_ms"] += tally["latencies_ms"]
+        out["actions"] += tally["actions"]
+        out["pings"] += tally["pings"]
+        out["cpu_s"] += tally["cpu_s"]
+        for key in ("errors", "failures"):
+            for kind, n in tally[key].items():
+                out[key][kind] = out[key].get(kind, 0) + n
+    return out
+
+
+def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
+    port = _free_port()
+    store = f"{tempfile.gettempdir()}/mercyless-city-{port}"
+    env = dict(kv.split("=", 1) for kv in args.set)
+    server = start_server(port, args.redis, store, f"city{port}", env)
+    url = f"http://127.0.0.1:{port}"
+    city = None
+    peak_rss = 0
+    try:
+        rooms = asyncio.run(make_rooms(url, rooms_n, args.seats, bots_every=args.bots_every,
+                                       screen_every=args.screens_every))
+        bots = [args.seats - sum(s.acts for s in room) for room in rooms]
+        sockets = sum(len(room) for room in rooms)
+        screens = sum(1 for room in rooms for s in room if not s.acts)
+        city = City(url, rooms, bots, args.workers, args.interval, args.spread)
+        took, count = wait_all(city, sockets, args.limit, city.start_at - time.time() + time.perf_counter())
+        if took is None:
+            raise RuntimeError(f"{count} of {sockets} sockets welcomed in {args.limit:.0f} s")
+        city.ask("bots")
+        city.ask("tally")  # the connecting phase's figures are the storm's business (bench.storm)
+        cpu0 = cpu_seconds(server.pid)
+        time.sleep(args.idle)
+        idle_cpu = cpu_seconds(server.pid) - cpu0
+        idle = _merge(city.ask("tally"))
+        peak_rss = max(peak_rss, process_rss_kb(server.pid))
+        city.ask("play")
+        time.sleep(args.warmup)
+        city.ask("tally")
+        cpu0 = cpu_seconds(server.pid)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < args.duration:
+            time.sleep(min(1.0, args.duration - (time.perf_counter() - t0)))
+            peak_rss = max(peak_rss, process_rss_kb(server.pid))
+        play_cpu = cpu_seconds(server.pid) - cpu0
+        elapsed = time.perf_counter() - t0
+        played = _merge(city.ask("tally"))
+        city.ask("pause")
+    finally:
+        if city is not None:
+            city.stop()
+        server.terminate()
+        server.wait(30)
+    lat = sorted(played["latencies_ms"])
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan")
+    idle_per_socket_us = idle_cpu / (sockets * args.idle) * 1e6
+    actions = played["actions"]
+    result = {
+        "rooms": rooms_n, "sockets": sockets, "screens": screens, "bot_rooms": sum(1 for b in bots if b),
+        "actions": actions, "actions_per_s": actions / elapsed,
+        "p50_ms": statistics.median(lat) if lat else float("nan"), "p99_ms": p99,
+        "cpu_us_per_action": play_cpu / actions * 1e6 if actions else float("nan"),
+        "idle_cpu_us_per_socket_s": idle_per_socket_us,
+        "active_part_us_per_action": (play_cpu - idle_cpu / args.idle * elapsed) / actions * 1e6 if actions
+        else float("nan"),
+        "server_cpu_share": play_cpu / elapsed, "peak_rss_mb": peak_rss / 1024,
+        "errors": played["errors"], "retries": played["failures"],
+        "generator_cpu_share": (played["cpu_s"] + idle["cpu_s"]) / (elapsed + args.idle),
+    }
+    print(f"{rooms_n} rooms ({sockets} sockets, {screens} screens, {result['bot_rooms']} with bots): "
+          f"{actions} actions in {elapsed:.0f} s ({result['actions_per_s']:.0f}/s), "
+          f"p50 {result['p50_ms']:.1f} ms, p99 {p99:.1f} ms; "
+          f"server CPU {result['cpu_us_per_action']:.0f} us/action "
+          f"({result['active_part_us_per_action']:.0f} beyond the idle cost), "
+          f"idle {idle_per_socket_us:.1f} us per socket-second, "
+          f"{100 * result['server_cpu_share']:.0f}% of a core; "
+          f"peak RSS {result['peak_rss_mb']:.0f} MB (app and children); errors {played['errors'] or 'none'}; "
+          f"retries {played['failures'] or 'none'}; "
+          f"generator {100 * result['generator_cpu_share']:.0f}% of a core "
+          f"in {args.workers} processes", flush=True)
+    return result
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rooms", type=int, nargs="+", default=[2000])
+    p.add_argument("--seats", type=int, default=5)
+    p.add_argument("--interval", type=float, default=3.0, help="mean seconds between a room's actions")
+    p.add_argument("--bots-every", type=int, default=3, help="every k-th room has two bots (0: none)")
+    p.add_argument("--screens-every", type=int, default=10, help="every k-th room has a screen (0: none)")
+    p.add_argument("--spread", type=float, default=10.0)
+    p.add_argument("--limit", type=float, default=120.0, help="seconds to wait for every welcome")
+    p.add_argument("--idle", type=float, default=10.0)
+    p.add_argument("--warmup", type=float, default=5.0)
+    p.add_argument("--duration", type=float, default=30.0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--target-ms", type=float, default=20.0)
+    p.add_argument("--redis", default="", help="the Redis URL (empty: the embedded store)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--set", nargs="*", default=[], metavar="NAME=value", help="server settings")
+    return p
+
+
+def main() -> None:
+    args = parser().parse_args()
+    results = [one_city(args, n) for n in args.rooms]
+    held = [r["rooms"] for r in results if r["p99_ms"] <= args.target_ms and not r["errors"]]
+    largest = max(held) if held else "none"
+    print(f"largest N that held p99 <= {args.target_ms:.0f} ms with no error: {largest}")
+    if args.json:
+        print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+"""A crowd of phones for the city benchmarks (bench/city.py, bench/storm.py): rooms set up over
+HTTP, and sockets that behave as the browser client does (web/js/net.js): hello with the token,
+the client's own ping every ``PING_EVERY_S``, and when a socket fails or is closed, a reconnect
+after a jittered exponential backoff, spread over the ``retry_ms`` a restarting (close 1012) or
+busy (1013) server gives. Driven from worker processes (:func:`run_worker`) so the
+generator is not what limits the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import websockets
+
+from bench.loadgen_table import apply_ops, ws_url
+
+#: the browser client's heartbeat (web/js/net.js PING_EVERY_MS)
+PING_EVERY_S = 15.0
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def raise_open_files() -> None:
+    """The soft limit of open files raised to the hard one: a worker holds thousands of sockets."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def own_cpu_s() -> float:
+    """This process's user + system CPU seconds."""
+    t = os.times()
+    return t.user + t.system
+
+
+def backoff_s(attempt: int, rng: random.Random, close_code: int | None = None,
+              hint_ms: int | None = None) -> float:
+    """The wait before reconnect ``attempt`` (1, 2, ...), as web/js/net.js computes it: full
+    jitter over an exponential ceiling; a restarting (1012) or busy (1013) server's ``retry_ms``
+    hint spreads its sockets over that long; a restart without one, over at least 3 s."""
+    if hint_ms and close_code in (1012, 1013):
+        return hint_ms / 1000 * rng.uniform(0.1, 1.0)
+    ceiling = min(10.0, 0.4 * 2 ** min(attempt - 1, 5))
+    if close_code == 1012:
+        ceiling = max(ceiling, 3.0)
+    return rng.uniform(ceiling / 4, ceiling)
+
+
+@dataclass
+class Seat:
+    """One socket's seat: the room, the token, and what it knows of the room."""
+
+    code: str
+    token: str
+    acts: bool = True  # a human who plays (a screen only watches)
+    me: str = ""
+    view: dict[str, Any] = field(default_factory=dict)
+    version: int = 0
+
+
+@dataclass
+class Tally:
+    """What a worker saw: welcome times (first, and after every reconnect), refusals and errors by
+    kind, actions and their round trips."""
+
+    welcomes: int = 0
+    first_welcome_s: list[float] = field(default_factory=list)
+    rewelcome_s: list[float] = field(default_factory=list)
+    failures: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    latencies_ms: list[float] = field(default_factory=list)
+    actions: int = 0
+    pings: int = 0
+
+    def fail(self, kind: str) -> None:
+        self.failures[kind] = self.failures.get(kind, 0) + 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+async def make_room(http: httpx.AsyncClient, humans: int, bots: list[str], screen: bool,
+                    rules: dict[str, Any] | None = None) -> list[Seat]:
+    """A room of ``humans`` seats (the host first), ``bots`` added by the host over its socket
+    later (:func:`add_bots`), and a screen watching if ``screen``."""
+    made = await http.post("/api/rooms", json={"name": "Host", "rules": rules or {"turn_timer_s": 0}})
+    made.raise_for_status()
+    host = made.json()
+    seats = [Seat(host["code"], host["token"])]
+    for i in range(1, humans):
+        joined = await http.post(f"/api/rooms/{host['code']}/join", json={"name": f"P{i}"})
+        joined.raise_for_status()
+        seats.append(Seat(host["code"], joined.json()["token"]))
+    if screen:
+        watched = await http.post(f"/api/rooms/{host['code']}/watch", json={"name": "TV"})
+        watched.raise_for_status()
+        seats.append(Seat(host["code"], watched.json()["token"], acts=False))
+    return seats
+
+
+async def make_rooms(url: str, count: int, humans: int, bots_every: int = 0, screen_every: int = 0,
+                     parallel: int = 16) -> list[list[Seat]]:
+    """``count`` rooms, made ``parallel`` at a time; every ``bots_every``-th has two of its
+    humans' places taken by bots (added at start), every ``screen_every``-th a screen."""
+    gate = asyncio.Semaphore(parallel)
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        async def one(i: int) -> list[Seat]:
+            async with gate:
+                bots = bool(bots_every) and i % bots_every == 0
+                return await make_room(http, humans - 2 if bots else humans, [],
+                                       bool(screen_every) and i % screen_every == 0)
+        return list(await asyncio.gather(*(one(i) for i in range(count))))
+
+
+class Phone:
+    """One socket as the browser client keeps it: connected, welcomed, pinging, reconnecting."""
+
+    def __init__(self, url: str, seat: Seat, tally: Tally, rng: random.Random) -> None:
+        self.url = url
+        self.seat = seat
+        self.tally = tally
+        self.rng = rng
+        self.ws: Any = None
+        self.welcomed = asyncio.Event()
+        self.changed = asyncio.Event()
+        self.pending: tuple[str, float] | None = None  # (message id, sent at)
+        self.ids = 0
+        self.closed_by_us = False
+
+    async def keep(self, started: float) -> None:
+        """Connect and stay connected until :meth:`stop`; every (re)connect is timed from
+        ``started`` or from the drop that preceded it."""
+        attempt = 0
+        since = started
+        first = True
+        while not self.closed_by_us:
+            code: int | None = None
+            hint: int | None = None
+            try:
+                async with websockets.connect(f"{ws_url(self.url)}/ws/{self.seat.code}", max_size=2**20,
+                                              compression=None, open_timeout=30, ping_interval=None,
+                                              close_timeout=2) as ws:
+                    self.ws = ws
+                    await ws.send(json.dumps({"type": "hello", "token": self.seat.token}))
+                    pinger = asyncio.create_task(self._ping())
+                    try:
+                        async for raw in ws:
+                            if self._receive(json.loads(raw)):
+                                (self.tally.first_welcome_s if first else self.tally.rewelcome_s).append(
+                                    time.perf_counter() - since)
+                                first = False
+                                attempt = 0
+                    finally:
+                        pinger.cancel()
+                    code, reason = ws.close_code, ws.close_reason
+                    hint = _hint(reason)
+            except (TimeoutError, OSError, websockets.exceptions.WebSocketException) as exc:
+                code = getattr(getattr(exc, "rcvd", None), "code", None)
+                hint = _hint(getattr(getattr(exc, "rcvd", None), "reason", ""))
+                status = getattr(getattr(exc, "response", None), "status_code", None)
+                self.tally.fail(f"close {code}" if code else f"http {status}" if status
+                                else type(exc).__name__)
+            finally:
+                self.ws = None
+                self.welcomed.clear()
+            if self.closed_by_us:
+                return
+            if code is not None and code not in (1000, 1001, 1006, 1012, 1013):
+                self.tally.fail(f"close {code}")
+                if code >= 4000:
+                    return  # the client gives up (web/js/net.js FATAL)
+            attempt += 1
+            if attempt == 1:
+                since = time.perf_counter()
+            await asyncio.sleep(backoff_s(attempt, self.rng, code, hint))
+
+    def _receive(self, msg: dict[str, Any]) -> bool:
+        kind = msg["type"]
+        seat = self.seat
+        welcomed = False
+        if kind == "welcome":
+            seat.view, seat.version, seat.me = msg["state"], msg["version"], msg["you"]
+            self.tally.welcomes += 1
+            self.welcomed.set()
+            welcomed = True
+        elif kind == "patch":
+            seat.view = apply_ops(seat.view, msg["ops"])
+            seat.version = msg["version"]
+        elif kind == "ack" and self.pending and msg.get("id") == self.pending[0]:
+            self.tally.latencies_ms.append((time.perf_counter() - self.pending[1]) * 1000)
+            self.tally.actions += 1
+            self.pending = None
+        elif kind == "error":
+            self.tally.errors[msg["code"]] = self.tally.errors.get(msg["code"], 0) + 1
+            if self.pending and msg.get("id") == self.pending[0]:
+                self.pending = None
+        self.changed.set()
+        return welcomed
+
+    async def _ping(self) -> None:
+        await asyncio.sleep(self.rng.uniform(0, PING_EVERY_S))
+        while True:
+            with contextlib.suppress(Exception):
+                await self.ws.send('{"type":"ping"}')
+                self.tally.pings += 1
+            await asyncio.sleep(PING_EVERY_S)
+
+    async def send(self, msg: dict[str, Any]) -> bool:
+        ws = self.ws
+        if ws is None or not self.welcomed.is_set():
+            return False
+        self.ids += 1
+        msg["id"] = f"{self.seat.me}-{self.ids}-{self.rng.randrange(1 << 30)}"
+        self.pending = (msg["id"], time.perf_counter())
+        try:
+            await ws.send(json.dumps(msg))
+        except websockets.exceptions.WebSocketException:
+            self.pending = None
+            return False
+        return True
+
+    async def stop(self) -> None:
+        self.closed_by_us = True
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+
+
+def _hint(reason: str | None) -> int | None:
+    """The ``retry_ms`` a busy server's close reason carries (app/transport/admission.py)."""
+    if not reason:
+        return None
+    try:
+        value = json.loads(reason).get("retry_ms")
+    except (ValueError, AttributeError):
+        return None
+    return int(value) if isinstance(value, int | float) else None
+
+
+def move_for(seat: Seat, rng: random.Random) -> dict[str, Any] | None:
+    """A legal move for ``seat`` now (as bench.loadgen_table's players choose), or None; the
+    host also starts the lobby and every rematch."""
+    view = seat.view
+    room = view.get("room") or {}
+    status = room.get("status")
+    if room.get("host") == seat.me and status in ("lobby", "round_over", "match_over"):
+        return {"type": "start" if status == "lobby" else "rematch"}
+    game = view.get("game")
+    if not game or status != "playing" or not game.get("legal"):
+        return None
+    pending = game.get("pending")
+    mine = pending["player"] == seat.me if pending else game["turn"] == seat.me
+    if not mine:
+        return None
+    legal = game["legal"]
+    if legal["choose"]:
+        key = pending["choice"] if pending["choice"] in ("target", "top") else "color"
+        return {"type": "choose", key: rng.choice(legal["choose"])}
+    if legal["play"]:
+        return {"type": "play", "card": rng.choice(legal["play"]), "uno": len(view.get("hand", [])) == 2}
+    if legal["draw"]:
+        return {"type": "draw"}
+    if legal["pass"]:
+        return {"type": "pass"}
+    return None
