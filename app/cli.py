@@ -143,6 +143,7 @@ def _run(settings: Any, wrap: Callable[[Any], Any] | None) -> None:
     from app.api.edge import PendingHandshakes, guarded_protocol, trusted_peers
     from app.core.networks import network_key
     from app.main import create_app
+    from app.transport.keepalive import protocol_class
     from app.transport.serving import QuietServer
 
     host, port = settings.listen_host, settings.listen_port
@@ -164,7 +165,8 @@ def _run(settings: Any, wrap: Callable[[Any], Any] | None) -> None:
         wrap(app) if wrap else app, host=host, port=port, log_level=settings.log_level.lower(),
         # the sans-I/O implementation by name, not "auto" (which picks the legacy one before
         # uvicorn 0.50): the one the benchmarks measure, and the one RawSocket.write_frames uses
-        ws="websockets-sansio", ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
+        # (with a keepalive that pings only a socket gone quiet: app/transport/keepalive.py)
+        ws=protocol_class(), ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
         ws_ping_interval=settings.ws_ping_interval_s, ws_ping_timeout=settings.ws_ping_timeout_s,
         timeout_graceful_shutdown=5, access_log=False,
         # the client's address from X-Forwarded-For only when the peer is a proxy the

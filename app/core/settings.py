@@ -130,7 +130,9 @@ class Settings(BaseSettings):
     lookups_per_min: int = Field(default=60, ge=0)
     outbox_limit: int = 256
     send_timeout_s: float = 10.0
-    ws_ping_interval_s: float = 10.0
+    # a socket not heard from for this long is pinged (the browser client pings every 15 s, so
+    # it never is), and closed when its pong does not come within ws_ping_timeout_s
+    ws_ping_interval_s: float = 16.0
     ws_ping_timeout_s: float = 10.0
     failed_joins_per_min: int = 10  # per client address; 0 = no limit (load tests)
     sockets_per_ip: int = 64  # open WebSockets per client address; 0 = no limit
