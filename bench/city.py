@@ -28,8 +28,8 @@ import time
 from typing import Any
 
 from bench.crowd import Phone, Seat, Tally, make_rooms, move_for, own_cpu_s, raise_open_files
-from bench.loadgen import _free_port, cpu_seconds
-from bench.storm import process_rss_kb, start_server, wait_all
+from bench.loadgen import _free_port
+from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
 
 LEVELS = ("easy", "normal", "hard")
 
@@ -182,20 +182,20 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
             raise RuntimeError(f"{count} of {sockets} sockets welcomed in {args.limit:.0f} s")
         city.ask("bots")
         city.ask("tally")  # the connecting phase's figures are the storm's business (bench.storm)
-        cpu0 = cpu_seconds(server.pid)
+        cpu0 = tree_cpu_s(server.pid)
         time.sleep(args.idle)
-        idle_cpu = cpu_seconds(server.pid) - cpu0
+        idle_cpu = tree_cpu_s(server.pid) - cpu0
         idle = _merge(city.ask("tally"))
         peak_rss = max(peak_rss, process_rss_kb(server.pid))
         city.ask("play")
         time.sleep(args.warmup)
         city.ask("tally")
-        cpu0 = cpu_seconds(server.pid)
+        cpu0 = tree_cpu_s(server.pid)
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < args.duration:
             time.sleep(min(1.0, args.duration - (time.perf_counter() - t0)))
             peak_rss = max(peak_rss, process_rss_kb(server.pid))
-        play_cpu = cpu_seconds(server.pid) - cpu0
+        play_cpu = tree_cpu_s(server.pid) - cpu0
         elapsed = time.perf_counter() - t0
         played = _merge(city.ask("tally"))
         city.ask("pause")

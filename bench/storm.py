@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -146,11 +147,28 @@ def start_server(port: int, redis_url: str, store: str, prefix: str,
     raise RuntimeError("the server did not start")
 
 
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def tree_cpu_s(pid: int) -> float:
+    """The CPU seconds of ``pid`` and its live children (the embedded store's server, the bot
+    workers)."""
+    total = 0.0
+    for one in [pid, *children(pid)]:
+        with contextlib.suppress(OSError):  # (a child gone meanwhile)
+            total += cpu_seconds(one) if one == pid else tree_cpu_s(one)
+    return total
+
+
 def process_rss_kb(pid: int) -> int:
     """The RSS of ``pid`` and its children (the embedded store's server, the bot workers)."""
     total = rss_kb(pid)
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        total += process_rss_kb(int(child))
+    for child in children(pid):
+        total += process_rss_kb(child)
     return total
 
 

@@ -44,7 +44,8 @@ def pinging():
 
 
 async def _open(server: ServerProcess, code: str, token: str) -> Counting:
-    ws = await websockets.connect(f"{server.ws_url}/ws/{code}", create_connection=Counting, ping_interval=None)
+    ws = await websockets.connect(f"{server.ws_url}/ws/{code}", create_connection=Counting,
+                                  ping_interval=None)
     await ws.send(json.dumps({"type": "hello", "token": token}))
     assert json.loads(await ws.recv())["type"] == "welcome"
     return ws  # type: ignore[return-value]
