@@ -1,34 +1,20 @@
 """Sockets relayed to their room's home process, so a room spread over processes by a balancer
-that ignores the room is still played by one of them.
+that ignores the room is still played by one of them: spread over three processes that each
+rebuild the room and make their sockets' views on every commit, a move cost each about twice a
+single process's CPU (docs/benchmarks.md). A room's home is the process that took its first
+socket (or took it over from one found gone); another process that gets a socket of the room
+relays its frames both ways through Redis pub/sub on each process's own channel. The home runs
+the socket's whole session (app/transport/session.py) on a ``RelayedSocket``; the relaying
+process keeps the edge: the handshake, the per-address limits, a gate that answers pings and
+cuts off a flood (app/transport/gate.py), and the queue that drops a reader too slow to keep up.
 
-Any process may commit any room (the version check keeps that correct, app/rooms/actor.py), and a
-process that holds sockets of a room catches up on every commit another one makes: it reads
-the commit's message, rebuilds the room and makes its own sockets' views and patches. With a
-room's seats spread over three processes that is three rebuilds and three sets of views per
-move, and each process's CPU per move was about twice a single process's
-(docs/benchmarks.md). So a room has a home, the process that took the room's first socket (or
-took it over from a process found gone): another process that gets a socket of the room
-accepts it and relays it, the frames the client sends to the home and the frames the home
-sends back to the client, through Redis pub/sub on each process's own channel. The home runs
-the socket's whole session (app/transport/session.py) on a ``RelayedSocket``; the relaying process keeps
-only the edge: the handshake, the per-address limits, a gate that answers the pings and cuts
-off a flood (app/transport/gate.py), and the outbound queue that drops a reader too slow to
-keep up.
-
-The home is a routing hint, never a lock: two processes that both think they are the room's
-home (one took over from another that was only slow) are correct, only slower. What the relay
-adds is what a lost relay costs, and each case ends in a state the protocol already handles:
-
-- the home stops listening (killed, or cut off from Redis): a ping with no receiver twice in a
-  row, or nothing heard for ``relay_silence_ms``, and the relaying process closes the room's
-  relayed sockets with 1012; the clients reconnect, and the home is taken over;
-- the relaying process goes silent: the home ends the sessions it relayed (the players are
-  disconnected, as when their sockets drop);
-- a message lost on the way (Redis restarted under it): every message is numbered in its
-  sender's stream to the receiver, and a gap closes the sockets relayed between the two with
-  1012 (the clients reconnect and get the whole view). While the relay's connection is down
-  nothing is numbered: a client's message gets ``unavailable`` (it retries with the same id)
-  and the home keeps its frames until the connection is back.
+The home is a routing hint, never a lock: two processes that both think they are a room's home
+are correct, only slower. A lost relay ends in a state the protocol handles: a home that stops
+listening (a ping with no receiver twice, or silence for ``relay_silence_ms``) has its relayed
+sockets closed with 1012 and is taken over; a relaying process gone silent has its sessions
+ended by the home (its players disconnected); a gap in a sender's numbered stream (Redis
+restarted under it) closes the sockets relayed between the two with 1012. While the relay's
+connection is down a client's message gets ``unavailable`` (it retries with the same id).
 """
 
 from __future__ import annotations
