@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import random
@@ -28,6 +29,7 @@ import time
 from typing import Any
 
 from bench.crowd import Phone, Seat, Tally, make_rooms, move_for, own_cpu_s, raise_open_files
+from bench.front import nginx
 from bench.loadgen import _free_port
 from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
 
@@ -163,52 +165,62 @@ def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
-    port = _free_port()
-    store = f"{tempfile.gettempdir()}/mercyless-city-{port}"
+    ports = [_free_port() for _ in range(args.processes)]
+    prefix = f"city{ports[0]}"
     env = dict(kv.split("=", 1) for kv in args.set)
-    server = start_server(port, args.redis, store, f"city{port}", env)
-    url = f"http://127.0.0.1:{port}"
+    if args.processes > 1 and not args.redis:
+        raise SystemExit("--processes past 1 share a Redis: give --redis")
+    servers: list[Any] = []
     city = None
     peak_rss = 0
-    try:
+
+    def cpu() -> float:
+        return sum(tree_cpu_s(server.pid) for server in servers)
+
+    def rss() -> int:
+        return sum(process_rss_kb(server.pid) for server in servers)
+
+    with contextlib.ExitStack() as stack:
+        for port in ports:
+            servers.append(start_server(port, args.redis, f"{tempfile.gettempdir()}/mercyless-city-{port}",
+                                        prefix, env))
+            stack.callback(_stop, servers[-1])
+        url = (stack.enter_context(nginx(ports)) if args.processes > 1 else f"http://127.0.0.1:{ports[0]}")
         rooms = asyncio.run(make_rooms(url, rooms_n, args.seats, bots_every=args.bots_every,
                                        screen_every=args.screens_every))
         bots = [args.seats - sum(s.acts for s in room) for room in rooms]
         sockets = sum(len(room) for room in rooms)
         screens = sum(1 for room in rooms for s in room if not s.acts)
         city = City(url, rooms, bots, args.workers, args.interval, args.spread)
+        stack.callback(city.stop)
         took, count = wait_all(city, sockets, args.limit, city.start_at - time.time() + time.perf_counter())
         if took is None:
             raise RuntimeError(f"{count} of {sockets} sockets welcomed in {args.limit:.0f} s")
         city.ask("bots")
         city.ask("tally")  # the connecting phase's figures are the storm's business (bench.storm)
-        cpu0 = tree_cpu_s(server.pid)
+        cpu0 = cpu()
         time.sleep(args.idle)
-        idle_cpu = tree_cpu_s(server.pid) - cpu0
+        idle_cpu = cpu() - cpu0
         idle = _merge(city.ask("tally"))
-        peak_rss = max(peak_rss, process_rss_kb(server.pid))
+        peak_rss = max(peak_rss, rss())
         city.ask("play")
         time.sleep(args.warmup)
         city.ask("tally")
-        cpu0 = tree_cpu_s(server.pid)
+        cpu0 = cpu()
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < args.duration:
             time.sleep(min(1.0, args.duration - (time.perf_counter() - t0)))
-            peak_rss = max(peak_rss, process_rss_kb(server.pid))
-        play_cpu = tree_cpu_s(server.pid) - cpu0
+            peak_rss = max(peak_rss, rss())
+        play_cpu = cpu() - cpu0
         elapsed = time.perf_counter() - t0
         played = _merge(city.ask("tally"))
         city.ask("pause")
-    finally:
-        if city is not None:
-            city.stop()
-        server.terminate()
-        server.wait(30)
     lat = sorted(played["latencies_ms"])
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan")
     idle_per_socket_us = idle_cpu / (sockets * args.idle) * 1e6
     actions = played["actions"]
     result = {
+        "processes": args.processes,
         "rooms": rooms_n, "sockets": sockets, "screens": screens, "bot_rooms": sum(1 for b in bots if b),
         "actions": actions, "actions_per_s": actions / elapsed,
         "p50_ms": statistics.median(lat) if lat else float("nan"), "p99_ms": p99,
@@ -220,7 +232,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         "errors": played["errors"], "retries": played["failures"],
         "generator_cpu_share": (played["cpu_s"] + idle["cpu_s"]) / (elapsed + args.idle),
     }
-    print(f"{rooms_n} rooms ({sockets} sockets, {screens} screens, {result['bot_rooms']} with bots): "
+    print(f"{rooms_n} rooms on {args.processes} process(es) ({sockets} sockets, {screens} screens, "
+          f"{result['bot_rooms']} with bots): "
           f"{actions} actions in {elapsed:.0f} s ({result['actions_per_s']:.0f}/s), "
           f"p50 {result['p50_ms']:.1f} ms, p99 {p99:.1f} ms; "
           f"server CPU {result['cpu_us_per_action']:.0f} us/action "
@@ -232,6 +245,11 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
           f"generator {100 * result['generator_cpu_share']:.0f}% of a core "
           f"in {args.workers} processes", flush=True)
     return result
+
+
+def _stop(server: Any) -> None:
+    server.terminate()
+    server.wait(30)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -247,6 +265,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=float, default=5.0)
     p.add_argument("--duration", type=float, default=30.0)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--processes", type=int, default=1,
+                   help="server processes behind the shipped nginx (bench/front.py), sharing --redis")
     p.add_argument("--target-ms", type=float, default=20.0)
     p.add_argument("--redis", default="", help="the Redis URL (empty: the embedded store)")
     p.add_argument("--json", action="store_true")

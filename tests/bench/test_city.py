@@ -21,4 +21,4 @@ def test_a_small_city_plays_with_bots_and_screens_and_reports_every_figure(capsy
     assert 0 < result["p50_ms"] <= result["p99_ms"] and math.isfinite(result["p99_ms"]), result
     assert result["cpu_us_per_action"] > 0 and result["idle_cpu_us_per_socket_s"] > 0, result
     assert result["peak_rss_mb"] > 50 and 0 < result["generator_cpu_share"] < 2, result
-    assert "200 rooms (" in capsys.readouterr().out
+    assert "200 rooms on 1 process(es) (" in capsys.readouterr().out
