@@ -99,8 +99,9 @@ async def _work(url: str, rooms: list[list[Seat]], bots: list[int], interval: fl
         elif command == "pause":
             playing.clear()
             conn.send("paused")
-        elif command == "tally":
-            conn.send(dict(tally.as_dict(), cpu_s=own_cpu_s() - cpu0))
+        elif command == "tally":  # (versions: every commit of the rooms, the bots' moves too)
+            versions = sum(max(p.seat.version for p in room) for room in phones)
+            conn.send(dict(tally.as_dict(), cpu_s=own_cpu_s() - cpu0, versions=versions))
             cpu0 = own_cpu_s()
             for kept in (tally.first_welcome_s, tally.rewelcome_s, tally.latencies_ms):
                 kept.clear()
@@ -152,12 +153,13 @@ class City:
 
 def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"latencies_ms": [], "errors": {}, "failures": {}, "actions": 0, "cpu_s": 0.0,
-                           "pings": 0}
+                           "pings": 0, "versions": 0}
     for tally in tallies:
         out["latencies_ms"] += tally["latencies_ms"]
         out["actions"] += tally["actions"]
         out["pings"] += tally["pings"]
         out["cpu_s"] += tally["cpu_s"]
+        out["versions"] += tally["versions"]
         for key in ("errors", "failures"):
             for kind, n in tally[key].items():
                 out[key][kind] = out[key].get(kind, 0) + n
@@ -205,7 +207,7 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         peak_rss = max(peak_rss, rss())
         city.ask("play")
         time.sleep(args.warmup)
-        city.ask("tally")
+        versions0 = _merge(city.ask("tally"))["versions"]
         cpu0 = cpu()
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < args.duration:
@@ -225,6 +227,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         "actions": actions, "actions_per_s": actions / elapsed,
         "p50_ms": statistics.median(lat) if lat else float("nan"), "p99_ms": p99,
         "cpu_us_per_action": play_cpu / actions * 1e6 if actions else float("nan"),
+        "commits": played["versions"] - versions0,
+        "cpu_us_per_commit": play_cpu / max(1, played["versions"] - versions0) * 1e6,
         "idle_cpu_us_per_socket_s": idle_per_socket_us,
         "active_part_us_per_action": (play_cpu - idle_cpu / args.idle * elapsed) / actions * 1e6 if actions
         else float("nan"),
@@ -237,7 +241,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
           f"{actions} actions in {elapsed:.0f} s ({result['actions_per_s']:.0f}/s), "
           f"p50 {result['p50_ms']:.1f} ms, p99 {p99:.1f} ms; "
           f"server CPU {result['cpu_us_per_action']:.0f} us/action "
-          f"({result['active_part_us_per_action']:.0f} beyond the idle cost), "
+          f"({result['active_part_us_per_action']:.0f} beyond the idle cost; "
+          f"{result['cpu_us_per_commit']:.0f} per commit, the bots' moves too), "
           f"idle {idle_per_socket_us:.1f} us per socket-second, "
           f"{100 * result['server_cpu_share']:.0f}% of a core; "
           f"peak RSS {result['peak_rss_mb']:.0f} MB (app and children); errors {played['errors'] or 'none'}; "
