@@ -26,11 +26,13 @@ import random
 import statistics
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from bench.crowd import Phone, Seat, Tally, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
 from bench.loadgen import _free_port
+from bench.rediscluster import LocalCluster
 from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
 
 LEVELS = ("easy", "normal", "hard")
@@ -170,8 +172,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
     ports = [_free_port() for _ in range(args.processes)]
     prefix = f"city{ports[0]}"
     env = dict(kv.split("=", 1) for kv in args.set)
-    if args.processes > 1 and not args.redis:
-        raise SystemExit("--processes past 1 share a Redis: give --redis")
+    if args.processes > 1 and not (args.redis or args.cluster):
+        raise SystemExit("--processes past 1 share a Redis: give --redis or --cluster")
     servers: list[Any] = []
     city = None
     peak_rss = 0
@@ -183,8 +185,14 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         return sum(process_rss_kb(server.pid) for server in servers)
 
     with contextlib.ExitStack() as stack:
+        redis_url = args.redis
+        if args.cluster:  # a local Redis Cluster of 3 primaries and 3 replicas (bench/rediscluster.py)
+            cluster = LocalCluster(Path(tempfile.mkdtemp(prefix="mercyless-city-cluster-"))).start()
+            stack.callback(cluster.stop)
+            redis_url = cluster.url
+            env = {**env, "REDIS_CLUSTER": "true"}
         for port in ports:
-            servers.append(start_server(port, args.redis, f"{tempfile.gettempdir()}/mercyless-city-{port}",
+            servers.append(start_server(port, redis_url, f"{tempfile.gettempdir()}/mercyless-city-{port}",
                                         prefix, env))
             stack.callback(_stop, servers[-1])
         url = (stack.enter_context(nginx(ports)) if args.processes > 1 else f"http://127.0.0.1:{ports[0]}")
@@ -274,6 +282,7 @@ def parser() -> argparse.ArgumentParser:
                    help="server processes behind the shipped nginx (bench/front.py), sharing --redis")
     p.add_argument("--target-ms", type=float, default=20.0)
     p.add_argument("--redis", default="", help="the Redis URL (empty: the embedded store)")
+    p.add_argument("--cluster", action="store_true", help="on a local Redis Cluster (3 + 3 nodes) instead")
     p.add_argument("--json", action="store_true")
     p.add_argument("--set", nargs="*", default=[], metavar="NAME=value", help="server settings")
     return p
