@@ -51,9 +51,13 @@ class QuietServer(uvicorn.Server):
                 stopping()
             except Exception:  # the shutdown goes on whatever the app's hook did
                 logging.getLogger("mercyless").exception("stopping hook failed")
-        # and the app closes its game sockets its own way (a reason uvicorn's 1012 lacks) first
+        # and the app closes its game sockets its own way (a reason uvicorn's 1012 lacks) first,
+        # with the listening sockets closed before (as uvicorn's shutdown begins): a phone told
+        # to come back in a moment must not reach this process again while it finishes
         closing = getattr(self.config.app, "closing", None)
         if callable(closing):
+            for server in getattr(self, "servers", []):
+                server.close()
             try:
                 await asyncio.wait_for(closing(), CLOSING_S)
             except Exception:

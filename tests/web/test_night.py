@@ -114,7 +114,7 @@ def test_the_lobby_shows_the_invite_link_its_qr_code_and_a_local_only_warning(pa
     link = f"{web_server.url}/r/{code}"
     expect(page.locator(".invite-link")).to_have_text(link)
     qr = page.locator(".invite-qr img")
-    assert qr.get_attribute("src") == "/api/qr.svg?text=" + link.replace(":", "%3A").replace("/", "%2F")
+    expect(qr).to_have_attribute("src", "/api/qr.svg?text=" + link.replace(":", "%3A").replace("/", "%2F"))
     # the <img>, or (the server's SVG lacks its xmlns, which an <img> refuses) the same drawing inline
     drawn = page.locator(".invite-qr img:not([hidden]), .invite-qr svg.qr-inline")
     expect(drawn).to_be_visible()
