@@ -10,8 +10,8 @@ EXTRAS=dev,bench scripts/setup.sh
 if [ $# -gt 0 ]; then  # a part of the suite, as asked
   exec .venv/bin/pytest "$@"
 fi
-# the tests in TEST_WORKERS (2) processes (pytest-xdist; most of a test's time is a server process
-# starting or a browser waiting, so more workers than the machine's 2 cores still pay), then the
-# few that check the machine's own pace, by themselves
-.venv/bin/pytest -n "${TEST_WORKERS:-2}" -m "not alone"
+# first, by themselves on a quiet machine, the few that check its own pace (after the parallel
+# run, its processes' ends still shook the phone's calibration); then the rest in TEST_WORKERS
+# (2) processes (pytest-xdist; most of a test's time is a server starting or a browser waiting)
 .venv/bin/pytest -m alone
+.venv/bin/pytest -n "${TEST_WORKERS:-2}" -m "not alone"
