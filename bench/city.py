@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import multiprocessing as mp
 import random
 import statistics
 import tempfile
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.crowd import Phone, Seat, Tally, make_rooms, move_for, own_cpu_s, raise_open_files
+from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
 from bench.loadgen import _free_port
 from bench.rediscluster import LocalCluster
@@ -121,36 +120,12 @@ async def _work(url: str, rooms: list[list[Seat]], bots: list[int], interval: fl
             return
 
 
-class City:
-    """The crowd's worker processes, a room's phones in one of them."""
-
-    def __init__(self, url: str, rooms: list[list[Seat]], bots: list[int], workers: int, interval: float,
-                 spread_s: float) -> None:
-        ctx = mp.get_context("spawn")
-        self.start_at = time.time() + 1.5 * workers
-        self.links, self.procs = [], []
-        for w in range(workers):
-            mine = [[(s.code, s.token, s.acts) for s in room] for room in rooms[w::workers]]
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(url, mine, bots[w::workers], interval, spread_s,
-                                                     self.start_at, w, child), daemon=True)
-            proc.start()
-            self.links.append(parent)
-            self.procs.append(proc)
-
-    def ask(self, command: str) -> list[Any]:
-        for link in self.links:
-            link.send(command)
-        return [link.recv() for link in self.links]
-
-    def welcomed(self) -> int:
-        return sum(self.ask("count"))
-
-    def stop(self) -> None:
-        if any(p.is_alive() for p in self.procs):
-            self.ask("stop")
-        for proc in self.procs:
-            proc.join(10)
+def city_workers(url: str, rooms: list[list[Seat]], bots: list[int], workers: int, interval: float,
+                 spread_s: float) -> Workers:
+    """The crowd split over ``workers`` processes, a room's phones in one of them."""
+    return Workers(_worker, lambda w, at: (url, [[(s.code, s.token, s.acts) for s in room]
+                                                 for room in rooms[w::workers]],
+                                           bots[w::workers], interval, spread_s, at, w), workers)
 
 
 def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
@@ -201,7 +176,7 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         bots = [args.seats - sum(s.acts for s in room) for room in rooms]
         sockets = sum(len(room) for room in rooms)
         screens = sum(1 for room in rooms for s in room if not s.acts)
-        city = City(url, rooms, bots, args.workers, args.interval, args.spread)
+        city = city_workers(url, rooms, bots, args.workers, args.interval, args.spread)
         stack.callback(city.stop)
         took, count = wait_all(city, sockets, args.limit, city.start_at - time.time() + time.perf_counter())
         if took is None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import multiprocessing as mp
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -272,3 +274,36 @@ def move_for(seat: Seat, rng: random.Random) -> dict[str, Any] | None:
     if legal["pass"]:
         return {"type": "pass"}
     return None
+
+
+class Workers:
+    """The generator's worker processes, each told one-word commands over a pipe and answering
+    each: ``target(*args_of(w, start_at), pipe)`` runs in worker ``w``; they start connecting
+    at ``start_at`` (past their own start-up)."""
+
+    def __init__(self, target: Callable[..., None], args_of: Callable[[int, float], tuple[Any, ...]],
+                 workers: int) -> None:
+        ctx = mp.get_context("spawn")
+        self.start_at = time.time() + 1.5 * workers
+        self.links: list[Any] = []
+        self.procs: list[Any] = []
+        for w in range(workers):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=target, args=(*args_of(w, self.start_at), child), daemon=True)
+            proc.start()
+            self.links.append(parent)
+            self.procs.append(proc)
+
+    def ask(self, command: str) -> list[Any]:
+        for link in self.links:
+            link.send(command)
+        return [link.recv() for link in self.links]
+
+    def welcomed(self) -> int:
+        return sum(self.ask("count"))
+
+    def stop(self) -> None:
+        if any(p.is_alive() for p in self.procs):
+            self.ask("stop")
+        for proc in self.procs:
+            proc.join(10)

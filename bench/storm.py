@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import multiprocessing as mp
 import os
 import random
 import signal
@@ -31,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from bench.crowd import Phone, Seat, Tally, make_rooms, own_cpu_s, raise_open_files
+from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, own_cpu_s, raise_open_files
 from bench.loadgen import LIFTED_LIMITS, ROOT, _free_port, cpu_seconds, rss_kb
 
 # -- the generator's worker processes ----------------------------------------------------------
@@ -86,37 +85,10 @@ async def _work(url: str, seats: list[Seat], spread_s: float, start_at: float, s
             return
 
 
-class Generator:
-    """The crowd split over worker processes."""
-
-    def __init__(self, url: str, seats: list[Seat], workers: int, spread_s: float) -> None:
-        ctx = mp.get_context("spawn")
-        start_at = time.time() + 1.5 * workers  # past the workers' own start-up
-        self.links = []
-        self.procs = []
-        for w in range(workers):
-            mine = [(s.code, s.token, s.acts) for s in seats[w::workers]]
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(url, mine, spread_s, start_at, w, child), daemon=True)
-            proc.start()
-            self.links.append(parent)
-            self.procs.append(proc)
-        self.start_at = start_at
-
-    def ask(self, command: str) -> list[Any]:
-        for link in self.links:
-            link.send(command)
-        return [link.recv() for link in self.links]
-
-    def welcomed(self) -> int:
-        return sum(self.ask("count"))
-
-    def stop(self) -> None:
-        with_timeout = [p for p in self.procs if p.is_alive()]
-        if with_timeout:
-            self.ask("stop")
-        for proc in self.procs:
-            proc.join(10)
+def generator(url: str, seats: list[Seat], workers: int, spread_s: float) -> Workers:
+    """The crowd split over ``workers`` processes, seat by seat."""
+    return Workers(_worker, lambda w, at: (url, [(s.code, s.token, s.acts) for s in seats[w::workers]],
+                                           spread_s, at, w), workers)
 
 
 # -- the server ---------------------------------------------------------------------------------
@@ -172,7 +144,7 @@ def process_rss_kb(pid: int) -> int:
     return total
 
 
-def wait_all(gen: Generator, total: int, limit_s: float, since: float) -> tuple[float | None, int]:
+def wait_all(gen: Workers, total: int, limit_s: float, since: float) -> tuple[float | None, int]:
     """Seconds from ``since`` until every socket was welcomed (None: not within ``limit_s``), and
     how many were."""
     count = 0
@@ -211,7 +183,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         seats = [seat for room in rooms for seat in room]
         total = len(seats)
         cpu0 = cpu_seconds(server.pid)
-        gen = Generator(url, seats, args.workers, args.spread)
+        gen = generator(url, seats, args.workers, args.spread)
         took, count = wait_all(gen, total, args.limit, gen.start_at - time.time() + time.perf_counter())
         tallies = gen.ask("tally")
         result["storm"] = {"all_welcomed_s": took, "welcomed": count,
