@@ -144,7 +144,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         log.info("mercyless ready", extra={"redis": settings.redis_url.rpartition("@")[2]})
         try:
-            async with paced_collector(settings.gc_paced, observe=hub.metrics.gc_pause) as pacer:
+            async with paced_collector(settings.gc_paced, observe=hub.metrics.gc_pause,
+                                       late=hub.metrics.loop_late) as pacer:
                 app.state.gc_pacer = pacer
                 yield
         finally:

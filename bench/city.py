@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
 from bench.loadgen import _free_port
@@ -121,11 +123,11 @@ async def _work(url: str, rooms: list[list[Seat]], bots: list[int], interval: fl
 
 
 def city_workers(url: str, rooms: list[list[Seat]], bots: list[int], workers: int, interval: float,
-                 spread_s: float) -> Workers:
+                 spread_s: float, nice: int = 0) -> Workers:
     """The crowd split over ``workers`` processes, a room's phones in one of them."""
     return Workers(_worker, lambda w, at: (url, [[(s.code, s.token, s.acts) for s in room]
                                                  for room in rooms[w::workers]],
-                                           bots[w::workers], interval, spread_s, at, w), workers)
+                                           bots[w::workers], interval, spread_s, at, w), workers, nice)
 
 
 def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,7 +148,7 @@ def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
 def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
     ports = [_free_port() for _ in range(args.processes)]
     prefix = f"city{ports[0]}"
-    env = dict(kv.split("=", 1) for kv in args.set)
+    env = {"METRICS": "true", **dict(kv.split("=", 1) for kv in args.set)}
     if args.processes > 1 and not (args.redis or args.cluster):
         raise SystemExit("--processes past 1 share a Redis: give --redis or --cluster")
     servers: list[Any] = []
@@ -176,7 +178,7 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         bots = [args.seats - sum(s.acts for s in room) for room in rooms]
         sockets = sum(len(room) for room in rooms)
         screens = sum(1 for room in rooms for s in room if not s.acts)
-        city = city_workers(url, rooms, bots, args.workers, args.interval, args.spread)
+        city = city_workers(url, rooms, bots, args.workers, args.interval, args.spread, args.generator_nice)
         stack.callback(city.stop)
         took, count = wait_all(city, sockets, args.limit, city.start_at - time.time() + time.perf_counter())
         if took is None:
@@ -191,6 +193,7 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         city.ask("play")
         time.sleep(args.warmup)
         versions0 = _merge(city.ask("tally"))["versions"]
+        histograms0 = server_histograms(ports)
         cpu0 = cpu()
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < args.duration:
@@ -198,6 +201,7 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
             peak_rss = max(peak_rss, rss())
         play_cpu = cpu() - cpu0
         elapsed = time.perf_counter() - t0
+        histograms1 = server_histograms(ports)
         played = _merge(city.ask("tally"))
         city.ask("pause")
     lat = sorted(played["latencies_ms"])
@@ -217,6 +221,10 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         else float("nan"),
         "server_cpu_share": play_cpu / elapsed, "peak_rss_mb": peak_rss / 1024,
         "errors": played["errors"], "retries": played["failures"],
+        "full_collections": histogram_window(histograms0, histograms1,
+                                             'mercyless_gc_pause_seconds{generation="2"}'),
+        "loop_late": histogram_window(histograms0, histograms1, "mercyless_loop_late_seconds"),
+        "inbox_to_commit": histogram_window(histograms0, histograms1, "mercyless_action_seconds"),
         "generator_cpu_share": (played["cpu_s"] + idle["cpu_s"]) / (elapsed + args.idle),
     }
     print(f"{rooms_n} rooms on {args.processes} process(es) ({sockets} sockets, {screens} screens, "
@@ -228,11 +236,47 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
           f"{result['cpu_us_per_commit']:.0f} per commit, the bots' moves too), "
           f"idle {idle_per_socket_us:.1f} us per socket-second, "
           f"{100 * result['server_cpu_share']:.0f}% of a core; "
-          f"peak RSS {result['peak_rss_mb']:.0f} MB (app and children); errors {played['errors'] or 'none'}; "
+          f"peak RSS {result['peak_rss_mb']:.0f} MB (app and children); "
+          f"server side: inbox to commit p99 <= {1000 * result['inbox_to_commit']['p99']:.0f} ms, "
+          f"the loop late p99 <= {1000 * result['loop_late']['p99']:.0f} ms, "
+          f"full collections {result['full_collections']['count']:.0f} "
+          f"({1000 * result['full_collections']['sum']:.0f} ms in all); "
+          f"errors {played['errors'] or 'none'}; "
           f"retries {played['failures'] or 'none'}; "
           f"generator {100 * result['generator_cpu_share']:.0f}% of a core "
           f"in {args.workers} processes", flush=True)
     return result
+
+
+def server_histograms(ports: list[int]) -> dict[str, dict[str, float]]:
+    """The servers' histograms so far, summed: name (with its labels) -> ``le`` -> count, and
+    ``sum`` -> seconds."""
+    out: dict[str, dict[str, float]] = {}
+    for port in ports:
+        for line in httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text.splitlines():
+            if line.startswith("#") or ("_bucket{" not in line and "_sum" not in line):
+                continue
+            head, value = line.rsplit(" ", 1)
+            name, _, labels = head.partition("{")
+            labels = labels.rstrip("}")
+            le = next((x.split("=")[1].strip('"') for x in labels.split(",") if x.startswith("le=")), "sum")
+            rest = ",".join(x for x in labels.split(",") if x and not x.startswith("le="))
+            key = name.removesuffix("_bucket").removesuffix("_sum") + (f"{{{rest}}}" if rest else "")
+            out.setdefault(key, {})
+            out[key][le] = out[key].get(le, 0.0) + float(value)
+    return out
+
+
+def histogram_window(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]],
+                     name: str) -> dict[str, float]:
+    """What a histogram gained between two readings: ``count``, ``sum``, ``p99`` (the upper
+    bound of the bucket holding it, in seconds) and ``over_100ms``."""
+    gained = {le: n - before.get(name, {}).get(le, 0.0) for le, n in after.get(name, {}).items()}
+    count = gained.get("+Inf", 0.0)
+    bounds = sorted((float(le), n) for le, n in gained.items() if le not in ("sum", "+Inf"))
+    p99 = next((le for le, n in bounds if n >= 0.99 * count), float("inf")) if count else 0.0
+    under = next((n for le, n in bounds if le == 0.1), count)
+    return {"count": count, "sum": gained.get("sum", 0.0), "p99": p99, "over_100ms": count - under}
 
 
 def _stop(server: Any) -> None:
@@ -255,6 +299,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--processes", type=int, default=1,
                    help="server processes behind the shipped nginx (bench/front.py), sharing --redis")
+    p.add_argument("--generator-nice", type=int, default=0,
+                   help="the generator's processes this much nicer than the server's (10: the server first, "
+                        "as if the generator had a machine of its own)")
     p.add_argument("--target-ms", type=float, default=20.0)
     p.add_argument("--redis", default="", help="the Redis URL (empty: the embedded store)")
     p.add_argument("--cluster", action="store_true", help="on a local Redis Cluster (3 + 3 nodes) instead")

@@ -279,10 +279,11 @@ def move_for(seat: Seat, rng: random.Random) -> dict[str, Any] | None:
 class Workers:
     """The generator's worker processes, each told one-word commands over a pipe and answering
     each: ``target(*args_of(w, start_at), pipe)`` runs in worker ``w``; they start connecting
-    at ``start_at`` (past their own start-up)."""
+    at ``start_at`` (past their own start-up). ``nice`` puts them behind the server in the
+    scheduler, as if they ran on a machine of their own."""
 
     def __init__(self, target: Callable[..., None], args_of: Callable[[int, float], tuple[Any, ...]],
-                 workers: int) -> None:
+                 workers: int, nice: int = 0) -> None:
         ctx = mp.get_context("spawn")
         self.start_at = time.time() + 1.5 * workers
         self.links: list[Any] = []
@@ -291,6 +292,8 @@ class Workers:
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=target, args=(*args_of(w, self.start_at), child), daemon=True)
             proc.start()
+            if nice:
+                os.setpriority(os.PRIO_PROCESS, proc.pid, nice)
             self.links.append(parent)
             self.procs.append(proc)
 

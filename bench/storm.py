@@ -96,9 +96,9 @@ def generator(url: str, seats: list[Seat], workers: int, spread_s: float) -> Wor
 
 def start_server(port: int, redis_url: str, store: str, prefix: str,
                  env: dict[str, str]) -> subprocess.Popen[bytes]:
-    environ = dict(os.environ, **LIFTED_LIMITS, EMBEDDED_STORE=store, LOG_LEVEL="WARNING", KEY_PREFIX=prefix,
-                   PYTHONPATH=str(ROOT), BOT_WORKERS="1",
-                   DATABASE_URL=f"sqlite+aiosqlite:///{store}.sqlite3", **env)
+    environ = {**os.environ, **LIFTED_LIMITS, "EMBEDDED_STORE": store, "LOG_LEVEL": "WARNING",
+               "KEY_PREFIX": prefix, "PYTHONPATH": str(ROOT), "BOT_WORKERS": "1",
+               "DATABASE_URL": f"sqlite+aiosqlite:///{store}.sqlite3", **env}  # (``env`` has the last word)
     if redis_url:
         environ["REDIS_URL"] = redis_url
     else:

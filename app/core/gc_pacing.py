@@ -61,9 +61,13 @@ class CollectorPacer:
     3.14 ``gc.collect(1)`` means the young generation and a slice of the old one."""
 
     def __init__(self, now_s: float | None = None,
-                 observe: Callable[[int, float], None] | None = None) -> None:
+                 observe: Callable[[int, float], None] | None = None,
+                 late: Callable[[float], None] | None = None) -> None:
         self.beats = 0
         self._observe = observe  # (generation, pause in seconds) of every collection
+        # how much later than asked the loop woke each beat: what any room's next step waited
+        # on the callbacks before it (the loop's lag, read for free from a wake-up made anyway)
+        self._late = late
         self.full_collections = 0
         self._mark_full(time.monotonic() if now_s is None else now_s)
 
@@ -115,7 +119,10 @@ class CollectorPacer:
     async def run(self) -> None:
         wait_s = MIN_WAIT_S
         while True:
+            asked_at = time.perf_counter()
             await asyncio.sleep(wait_s)
+            if self._late is not None:
+                self._late(max(0.0, time.perf_counter() - asked_at - wait_s))
             try:
                 wait_s = self.beat(wait_s)
             except Exception:  # the collector must not stay off for good because one beat failed
@@ -135,15 +142,16 @@ def idle_collection_within_s() -> float:
 
 @contextlib.asynccontextmanager
 async def paced_collector(enabled: bool, observe: Callable[[int, float], None] | None = None,
+                          late: Callable[[float], None] | None = None,
                           ) -> AsyncIterator[CollectorPacer | None]:
     """While inside, a :class:`CollectorPacer` runs on this loop (``enabled``), telling
-    ``observe`` of each collection; on the way out the collector is left as the first of these
-    found it."""
+    ``observe`` of each collection and ``late`` of each wake-up's lateness; on the way out the
+    collector is left as the first of these found it."""
     global _running, _was_enabled
     if not enabled:
         yield None
         return
-    pacer = CollectorPacer(observe=observe)
+    pacer = CollectorPacer(observe=observe, late=late)
     if not _running:
         _was_enabled = gc.isenabled()
     _running += 1

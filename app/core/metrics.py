@@ -37,6 +37,11 @@ class Metrics:
             ["generation"], buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5),
             registry=r)
         self._gc_children: dict[int, Any] = {}
+        self.loop_late = Histogram(
+            "mercyless_loop_late_seconds",
+            "How much later than asked the event loop woke the collector's pacer (every 20 ms-1 s): "
+            "what any room's next step waits on the work queued before it",
+            buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1), registry=r).observe
 
     def count_action(self, kind: str) -> None:
         """``actions{kind}`` + 1, the labelled child looked up once per kind (``labels()``

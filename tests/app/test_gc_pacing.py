@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import time
 import weakref
 
 import pytest
@@ -214,6 +215,20 @@ async def test_a_failing_beat_is_logged_and_the_beats_go_on(monkeypatch, caplog)
     assert gc.isenabled()
 
 
+async def test_each_beat_tells_how_late_the_loop_woke_it(monkeypatch):
+    """A callback that holds the loop 60 ms past the pacer's 20 ms wait makes that beat at
+    least 40 ms late; the beats before and after it are told too."""
+    monkeypatch.setattr(CollectorPacer, "beat", lambda self, wait_s: MIN_WAIT_S)
+    late: list[float] = []
+    async with paced_collector(True, late=late.append):
+        await _until(lambda: len(late) >= 1)
+        time.sleep(0.060)  # (the stimulus: a callback that does not yield)
+        held_at = len(late)
+        await _until(lambda: len(late) >= held_at + 2)
+    assert late[held_at] >= 0.040
+    assert all(x >= 0 for x in late)
+
+
 async def test_the_app_paces_the_collector_unless_told_not_to(tmp_path):
     from app.core.settings import Settings
     from app.main import create_app
@@ -228,4 +243,5 @@ async def test_the_app_paces_the_collector_unless_told_not_to(tmp_path):
                 await _until(lambda pacer=app.state.gc_pacer: pacer.beats >= 1)
                 body, _ = app.state.hub.metrics.render()
                 assert b'mercyless_gc_pause_seconds_count{generation="1"}' in body
+                assert b"mercyless_loop_late_seconds_count" in body
         assert gc.isenabled()
