@@ -14,9 +14,9 @@ from ._records import record_maker
 
 
 class EventKind(StrEnum):
-    JOINED = "joined"
-    LEFT = "left"
-    BOT_ADDED = "bot_added"
+    """What the rules did. What happens around them (people come and go, the host changes the
+    room, players chat) is the server's own family of kinds (app/rooms/events.py)."""
+
     STARTED = "started"
     PLAYED = "played"
     DREW = "drew"
@@ -32,30 +32,18 @@ class EventKind(StrEnum):
     EXPOSED = "exposed"
     CAUGHT = "caught"
     ELIMINATED = "eliminated"
-    REACTION = "reaction"
     ROUND_OVER = "round_over"
     MATCH_OVER = "match_over"
-    DISCONNECTED = "disconnected"
-    RECONNECTED = "reconnected"
-    REPLACED_BY_BOT = "replaced_by_bot"
     # additions to protocol.md (allowed: "may add fields and message types")
     PASSED = "passed"  # a player passed their turn
     CANCELLED = "cancelled"  # a pending colour/target play was withdrawn
     WINDOW_CLOSED = "window_closed"  # a catch window ran out; the player is safe
     TIMED_OUT = "timed_out"  # the server acts for a player whose turn time ran out
     RESHUFFLED = "reshuffled"  # discard pile and set-aside hands became the draw pile
-    RULES_CHANGED = "rules_changed"  # the host changed the rules in the lobby
-    LOBBY = "lobby"  # the host took the room back to the lobby after a round
-    ROOM_CHANGED = "room_changed"  # the host locked or unlocked the room, or readmitted removed players
-    BOT_LEVEL = "bot_level"  # the host changed a bot's level (in the lobby or between rounds)
-    BOT_RENAMED = "bot_renamed"  # a newcomer had a bot's name: the bot took another
-    CHAT = "chat"  # a quick-chat phrase, by its id (app.core.protocol.CHAT_PHRASES)
-    MUTED = "muted"  # the host muted a player's quick chat, or unmuted it
-    NIGHT_OVER = "night_over"  # the host ended the night: every screen shows its story
 
 
 class Event(NamedTuple):
-    kind: EventKind
+    kind: StrEnum  # an EventKind, or a kind of the server's own (see EventKind)
     data: dict[str, Any]
     owner: str | None = None
     secret: dict[str, Any] | None = None

@@ -27,11 +27,12 @@ from app.core.metrics import Metrics
 from app.core.protocol import Close
 from app.core.settings import Settings
 from app.rooms.actor import RoomActor
+from app.rooms.events import event_kind
 from app.rooms.intent import Intent
 from app.rooms.services import HistoryOutbox, RoomServices
 from app.rooms.sockets import LocalSockets, RoomSocket
 from app.storage.store import RoomStore
-from engine import Event, EventKind
+from engine import Event
 
 log = logging.getLogger("mercyless.hub")
 
@@ -226,5 +227,5 @@ class Hub:
         body = orjson.loads(data)
         actor = self.actor(code)
         actor.submit_remote(int(body["version"]),
-                            [Event(EventKind(k), d, o, sec) for k, d, o, sec in body["events"]],
+                            [Event(event_kind(k), d, o, sec) for k, d, o, sec in body["events"]],
                             body.get("doc"))

@@ -15,6 +15,7 @@ from typing import Any
 from app.core.codes import address_key, name_key, new_player_id, new_token, token_hash
 from app.core.protocol import REACTIONS, Err
 from app.rooms import personas
+from app.rooms.events import RoomEventKind, room_event
 from app.rooms.model import (
     LOBBY,
     MATCH_OVER,
@@ -30,10 +31,6 @@ from app.rooms.outcomes import NoChange, Refused
 from app.rooms.play import round_finished
 from app.rooms.presence import hand_to_bot, settle_host
 from engine import BOT_LEVELS, Event, EventKind, Record, RulesError, make_rules, new_game
-
-
-def _event(kind: EventKind, **data: Any) -> Event:
-    return Event(kind, data)
 
 
 def new_room(code: str, name: str, rules: dict[str, Any], now_ms: int,
@@ -92,7 +89,7 @@ def join(loaded: Loaded, name: str, address: str | None = None, max_spectators: 
         room.seats.append(Seat(pid, name, None, token_hash(token), joined_from=where, joined_ms=now_ms))
     if not screen:
         settle_host(room)  # a room every human had left is the newcomer's to run
-    joined = _event(EventKind.JOINED, player=pid, name=name, spectator=spectator)
+    joined = room_event(RoomEventKind.JOINED, player=pid, name=name, spectator=spectator)
     if screen:
         joined.data["screen"] = True
     return pid, token, spectator, [joined]
@@ -131,7 +128,7 @@ def set_rules(loaded: Loaded, player: str, rules: dict[str, Any]) -> list[Event]
     except RulesError as exc:
         raise Refused(Err.BAD_RULES, exc.message) from None
     room.rules = checked.to_dict()
-    return [_event(EventKind.RULES_CHANGED, rules=room.rules)]
+    return [room_event(RoomEventKind.RULES_CHANGED, rules=room.rules)]
 
 
 def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
@@ -145,7 +142,7 @@ def add_bot(loaded: Loaded, player: str, level: str) -> list[Event]:
                               [(s.id, s.name) for s in room.seats])
     pid = new_player_id(bot=True)
     room.seats.append(Seat(pid, name, level, None, True))
-    return [_event(EventKind.BOT_ADDED, player=pid, name=name, level=level)]
+    return [room_event(RoomEventKind.BOT_ADDED, player=pid, name=name, level=level)]
 
 
 def set_bot(loaded: Loaded, player: str, target: str, level: str) -> list[Event]:
@@ -165,7 +162,7 @@ def set_bot(loaded: Loaded, player: str, target: str, level: str) -> list[Event]
     if seat.bot == level:
         raise NoChange
     seat.bot = level
-    return [_event(EventKind.BOT_LEVEL, player=target, level=level, by=player)]
+    return [room_event(RoomEventKind.BOT_LEVEL, player=target, level=level, by=player)]
 
 
 def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
@@ -200,7 +197,7 @@ def remove_seat(loaded: Loaded, player: str, target: str) -> list[Event]:
             if member.joined_from is not None and (host is None or member.joined_from != host.joined_from):
                 bars.append(member.joined_from)
         room.barred.extend(b for b in bars if b not in room.barred)
-    return [_event(EventKind.LEFT, player=target, removed=True, by=player)]
+    return [room_event(RoomEventKind.LEFT, player=target, removed=True, by=player)]
 
 
 def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) -> list[Event]:
@@ -215,7 +212,7 @@ def set_room(loaded: Loaded, player: str, locked: bool | None, readmit: bool) ->
         room.locked = locked
     if readmit:
         room.barred = []
-    return [_event(EventKind.ROOM_CHANGED, locked=room.locked, readmitted=readmit, by=player)]
+    return [room_event(RoomEventKind.ROOM_CHANGED, locked=room.locked, readmitted=readmit, by=player)]
 
 
 def back_to_lobby(loaded: Loaded, player: str) -> list[Event]:
@@ -233,7 +230,7 @@ def back_to_lobby(loaded: Loaded, player: str) -> list[Event]:
     room.status = LOBBY
     loaded.game = None
     room.gone = {}
-    return [*events, _event(EventKind.LOBBY, player=player)]
+    return [*events, room_event(RoomEventKind.LOBBY, player=player)]
 
 
 def _seat_spectators(room: Room) -> list[Event]:
@@ -245,7 +242,7 @@ def _seat_spectators(room: Room) -> list[Event]:
         room.spectators.remove(sp)
         room.seats.append(Seat(sp.id, sp.name, None, sp.token_hash, sp.connected, sp.dropped_at, sp.node,
                                sp.joined_from, joined_ms=sp.joined_ms))
-        events.append(_event(EventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
+        events.append(room_event(RoomEventKind.JOINED, player=sp.id, name=sp.name, spectator=False))
     return events
 
 
@@ -342,17 +339,17 @@ def leave(loaded: Loaded, player: str) -> list[Event]:
     if sp is not None:
         room.spectators.remove(sp)
         settle_host(room)
-        return [_event(EventKind.LEFT, player=player)]
+        return [room_event(RoomEventKind.LEFT, player=player)]
     seat = room.seat(player)
     if seat is None:
         raise Refused(Err.BAD_MESSAGE, "not in this room")
-    events = [_event(EventKind.LEFT, player=player)]
+    events = [room_event(RoomEventKind.LEFT, player=player)]
     if room.status == LOBBY:
         room.seats.remove(seat)
         room.scores.pop(player, None)
     else:
         hand_to_bot(room, seat)
-        events.append(_event(EventKind.REPLACED_BY_BOT, player=player))
+        events.append(room_event(RoomEventKind.REPLACED_BY_BOT, player=player))
         return events
     settle_host(room)
     return events
@@ -366,4 +363,4 @@ def react(loaded: Loaded, player: str, reaction: str, now_ms: int, interval_ms: 
     if last is not None and now_ms - last < interval_ms:
         raise Refused(Err.RATE_LIMITED, "one reaction a second")
     room.last_reaction[player] = now_ms
-    return [_event(EventKind.REACTION, player=player, reaction=reaction)]
+    return [room_event(RoomEventKind.REACTION, player=player, reaction=reaction)]

@@ -6,13 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.protocol import Err
+from app.rooms.events import RoomEventKind, room_event
 from app.rooms.model import LOBBY, Loaded, Room, Seat
 from app.rooms.outcomes import NoChange, Refused
-from engine import Event, EventKind
-
-
-def _event(kind: EventKind, **data: Any) -> Event:
-    return Event(kind, data)
+from engine import Event
 
 
 def connected(loaded: Loaded, player: str, node: str | None = None) -> list[Event]:
@@ -32,7 +29,7 @@ def connected(loaded: Loaded, player: str, node: str | None = None) -> list[Even
     member.node = node  # a socket on another process is replaced (it closes with 4409)
     room.claimed = True
     settle_host(room)  # the creator back, or a stand-in who may now hold the room
-    return [_event(EventKind.RECONNECTED, player=player)] if was_dropped else []
+    return [room_event(RoomEventKind.RECONNECTED, player=player)] if was_dropped else []
 
 
 def disconnected(loaded: Loaded, player: str, now_ms: int, node: str | None = None) -> list[Event]:
@@ -46,7 +43,7 @@ def disconnected(loaded: Loaded, player: str, now_ms: int, node: str | None = No
     member.connected = False
     member.dropped_at = now_ms
     member.node = None
-    return [_event(EventKind.DISCONNECTED, player=player)]
+    return [room_event(RoomEventKind.DISCONNECTED, player=player)]
 
 
 def node_lost(loaded: Loaded, node: str, now_ms: int) -> list[Event]:
@@ -70,7 +67,7 @@ def stand_in(loaded: Loaded, seat: Seat) -> list[Event]:
     if seat.bot is not None or seat.dropped_at is None:
         raise NoChange
     seat.bot, seat.away = "easy", True
-    return [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
+    return [Event(RoomEventKind.REPLACED_BY_BOT, {"player": seat.id})]
 
 
 def bot_plays(loaded: Loaded, player: str, target: str) -> list[Event]:
@@ -97,7 +94,7 @@ def replace_by_bot(loaded: Loaded, seat: Seat, now_ms: int) -> list[Event]:
     seat.bot, seat.connected, seat.dropped_at, seat.node = "easy", True, None, None
     seat.away = True
     settle_host(room)
-    return [] if stood_in else [Event(EventKind.REPLACED_BY_BOT, {"player": seat.id})]
+    return [] if stood_in else [Event(RoomEventKind.REPLACED_BY_BOT, {"player": seat.id})]
 
 
 def hand_to_bot(room: Room, seat: Seat) -> None:

@@ -20,8 +20,6 @@ export function describe(ev, name, you, host = null) {
       return { text: t("ev.lobby", { p }), cls: "meta" };
     case "room_changed":
       return { text: t(ev.readmitted ? "ev.readmitted" : ev.locked ? "ev.locked" : "ev.unlocked", { by }), cls: "meta" };
-    case "bot_renamed":
-      return { text: t("ev.bot_renamed", { was: ev.was, name: ev.name }), cls: "meta" };
     case "bot_level":
       return { text: t("ev.bot_level", { p, level: t(`level.${ev.level}`) }), cls: "meta" };
     case "bot_added":

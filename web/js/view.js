@@ -138,7 +138,6 @@ export function onState(view, info) {
       if (ev.level) S.levels.set(ev.player, ev.level);
     }
     if (ev.kind === "bot_level" && ev.level) S.levels.set(ev.player, ev.level);
-    if (ev.kind === "bot_renamed" && ev.name) S.names.set(ev.player, ev.name);
     if (ev.kind === "rules_changed") {
       pushLog({ ev, was: rulesWere });
       rulesWere = ev.rules ?? rulesWere;

@@ -380,7 +380,6 @@ export const en = {
   "ev.readmitted": "{by} let removed players back in",
   "ev.bot_added": "{name} ({level} bot) took a seat",
   "ev.bot_level": "{p} now plays {level}",
-  "ev.bot_renamed": "Bot {was} is now called {name}: the name is taken",
   "ev.started": "Round {round} begins. {dealer} dealt; first card {card}.",
   "ev.played": "{p} played {card}",
   "ev.drew": "{p} drew {count}",

@@ -369,7 +369,6 @@ export const nl = {
   "ev.readmitted": "{by} liet verwijderde spelers weer toe",
   "ev.bot_added": "{name} (bot, {level}) neemt plaats",
   "ev.bot_level": "{p} speelt nu {level}",
-  "ev.bot_renamed": "Bot {was} heet nu {name}: die naam is bezet",
   "ev.started": "Ronde {round} begint. {dealer} deelde; eerste kaart {card}.",
   "ev.played": "{p} speelde {card}",
   "ev.drew": "{p} trok {count}",
