@@ -10,7 +10,7 @@ SERVER_COMMANDS = {"join", "use_deal", "hello", "drop", "node_lost", "reclaimed"
 
 
 def test_every_client_message_has_its_command_and_no_command_is_left_over():
-    assert MESSAGE_TYPES <= COMMANDS.keys()
+    assert set(COMMANDS) >= MESSAGE_TYPES
     assert COMMANDS.keys() - MESSAGE_TYPES == SERVER_COMMANDS
     assert GAME_TYPES <= MESSAGE_TYPES
 
