@@ -21,7 +21,6 @@ from app.api import rooms as api
 from app.api.app_shell import Shell, ShellFiles, shell_router
 from app.api.edge import HttpEdge
 from app.api.rooms import ApiError, error_response
-from app.cluster.hub import Hub
 from app.core.addresses import HostAllowList
 from app.core.clock import Clock
 from app.core.codes import read_look_alikes
@@ -33,11 +32,13 @@ from app.core.protocol import Close, Err
 from app.core.settings import Settings, get_settings
 from app.history.db import make_engine, sessions, upgrade
 from app.history.writer import HistoryWriter
+from app.processes.hub import Hub
 from app.storage.embedded import EmbeddedStore
 from app.storage.store import RoomStore, open_redis
 from app.transport import session as ws
 from app.transport.admission import Admission, restart_spread_ms, spread_reason
 from app.transport.asgi import RawSocket, game_socket_code
+from app.transport.parts import SocketParts
 from app.transport.relay import Relay
 
 log = logging.getLogger("mercyless")
@@ -62,7 +63,7 @@ class MercylessApp(FastAPI):
             return
         code = game_socket_code(scope)
         if code is not None:
-            await ws.serve(RawSocket(scope, receive, send), self.state.hub, code, self.state.admission)
+            await ws.serve(RawSocket(scope, receive, send), self.state.socket_parts, code)
         elif self.edge is not None and scope["type"] == "http":
             await self.edge(scope, receive, send)
         else:
@@ -119,10 +120,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         writer = HistoryWriter(store, metrics, app.state.db_sessions, gather_ms=settings.history_gather_ms)
         hub = Hub(settings, store, clock or Clock(settings.clock_speed),
                   publishes=settings.redis_url is not None, metrics=metrics, history=writer,
-                  make_relay=Relay if settings.relay_sockets else None)
+                  make_relay=(lambda _hub: Relay(socket_parts)) if settings.relay_sockets else None)
         app.state.hub = hub
-        app.state.admission = Admission(settings.hellos_at_once, settings.hello_queue,
-                                        per_s=settings.welcomes_per_s)
+        # what the routes use, each by itself (app/api/parts.py)
+        app.state.settings, app.state.store, app.state.clock = settings, store, hub.clock
+        app.state.quotas, app.state.limits, app.state.submit = hub.quotas, hub.limits, hub.submit
+        # and what a socket uses (app/transport/parts.py)
+        socket_parts = app.state.socket_parts = SocketParts(
+            hub, settings, hub.clock, store, hub.limits, hub.quotas, metrics,
+            Admission(settings.hellos_at_once, settings.hello_queue, per_s=settings.welcomes_per_s))
         await hub.start()
         try:
             await upgrade(settings.database_url)

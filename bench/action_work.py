@@ -22,10 +22,10 @@ import secrets
 import time
 from typing import Any
 
-from app.cluster.hub import Hub
 from app.core.clock import StepClock
 from app.core.protocol import dumps, parse_json, parse_message
 from app.core.settings import Settings
+from app.processes.hub import Hub
 from app.rooms import commands, lobby
 from app.rooms.actor import RoomActor
 from app.rooms.model import Loaded

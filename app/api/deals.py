@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.api import parts
 from app.api.history import _bearer, _sessions
 from app.api.rooms import ApiError
 from app.core.codes import normalize_code, token_hash
@@ -66,7 +67,7 @@ async def use_deal(code: str, body: UseDeal, request: Request) -> dict[str, Any]
         row, record = await _deal(request, body.deal)
         deal = {"id": row.public_id, "seed": record["seed"], "dealer": int(record["dealer"]),
                 "seats": len(record["players"]), "rules": record["rules"]}
-    answer = await request.app.state.hub.submit(room_code, commands.command("use_deal", digest, deal))
+    answer = await parts.submit(request)(room_code, commands.command("use_deal", digest, deal))
     if answer["type"] == "error":
         status = {Err.ROOM_NOT_FOUND: 404, Err.NOT_HOST: 403, Err.NOT_IN_LOBBY: 409, Err.DEAL_MISMATCH: 409,
                   Err.UNAVAILABLE: 503}.get(answer["code"], 400)

@@ -23,6 +23,7 @@ import orjson
 from fastapi import APIRouter, Request
 from redis.exceptions import RedisError
 
+from app.api import parts
 from app.api.rooms import ApiError
 from app.core.codes import normalize_code, token_hash
 from app.core.protocol import Err
@@ -73,7 +74,7 @@ async def _membership(request: Request, code: str | None, token: str) -> tuple[R
     if code is None:
         return None
     try:
-        found = await request.app.state.hub.store.load(code)
+        found = await parts.store(request).load(code)
     except RedisError:
         raise ApiError(503, Err.UNAVAILABLE, "storage unavailable, try again") from None
     if found is None:
@@ -198,7 +199,7 @@ async def share_history(code: str, request: Request) -> dict[str, Any]:
     room, member = found
     if member.id != room.host:
         raise ApiError(403, Err.NOT_HOST, "only the host shares the room's record")
-    now = request.app.state.hub.clock.now_ms()
+    now = parts.clock(request).now_ms()
     share_id = await share_room(_sessions(request), room.code, _since(room), now)
     return {"share": share_id, "url": f"/api/shared/{share_id}"}
 

@@ -13,6 +13,7 @@ from typing import Any
 import segno
 from fastapi import APIRouter, Query, Request, Response
 
+from app.api import parts
 from app.api.history import FORBIDDEN, _bearer, _membership
 from app.api.rooms import ApiError
 from app.core.addresses import reachable_urls
@@ -44,7 +45,7 @@ async def invite(request: Request, code: str = Query(default="", max_length=32))
     room_code = normalize_code(code)
     if await _membership(request, room_code, token) is None:
         raise ApiError(403, FORBIDDEN, "this token is not one of this room's")
-    settings = request.app.state.settings
+    settings = parts.settings(request)
     urls = reachable_urls(settings.listen_host, settings.listen_port, settings.public_url)
     return {"urls": urls, "local_only": not urls}
 
@@ -56,9 +57,8 @@ async def qr_code(request: Request, text: str = Query(min_length=1, max_length=Q
     ms), a text's bytes are bounded and an address may ask for ``QR_PER_MIN`` a minute."""
     if len(text.encode("utf-8", "surrogatepass")) > QR_TEXT_MAX:
         raise ApiError(400, Err.BAD_MESSAGE, f"text: at most {QR_TEXT_MAX} bytes")
-    hub = request.app.state.hub
     address = request.client.host if request.client else "?"
-    if not await hub.quotas.take("qr", address, hub.settings.qr_per_min):
+    if not await parts.quotas(request).take("qr", address, parts.settings(request).qr_per_min):
         raise ApiError(429, Err.RATE_LIMITED, "too many QR codes from here: wait a minute")
     return Response(await asyncio.to_thread(qr_svg, text), media_type="image/svg+xml",
                     headers={"Cache-Control": "public, max-age=86400"})

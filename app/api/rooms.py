@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import RedisError
 
-from app.cluster.hub import Hub
+from app.api import parts
 from app.core.codes import clean_name, new_code, normalize_code
 from app.core.protocol import Err
 from app.rooms import commands, lobby
@@ -54,10 +54,6 @@ class WatchRoom(BaseModel):
     token: str | None = Field(default=None, max_length=64)
 
 
-def _hub(request: Request) -> Hub:
-    return request.app.state.hub
-
-
 def _name(raw: str) -> str:
     name = clean_name(raw)
     if name is None:
@@ -71,18 +67,18 @@ def _address(request: Request) -> str:
 
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
-    hub = _hub(request)
+    settings, quotas = parts.settings(request), parts.quotas(request)
     name = _name(body.name)
-    now = hub.clock.now_ms()
-    wait = await hub.quotas.retry_after("rooms", _address(request), hub.settings.rooms_per_min)
+    now = parts.clock(request).now_ms()
+    wait = await quotas.retry_after("rooms", _address(request), settings.rooms_per_min)
     if wait:
         raise ApiError(429, Err.RATE_LIMITED, "too many new rooms from here: wait a minute",
                        headers={"Retry-After": str(wait)})
-    if not await hub.quotas.room_fits(now, hub.settings.max_rooms):
+    if not await quotas.room_fits(now, settings.max_rooms):
         raise ApiError(503, Err.SERVER_FULL, "this server holds as many rooms as it may: try later")
     # a room keeps where its members came from by network, as the limits count them: a removed
     # player is barred from their whole /64, not from one of its 2^64 addresses
-    network = hub.limits.network(_address(request))
+    network = parts.limits(request).network(_address(request))
     for _ in range(20):
         code = new_code()
         try:
@@ -91,7 +87,8 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
             raise ApiError(400, refused.code, refused.message) from None
         room.version = 1
         try:
-            await hub.store.commit(code, None, 1, room.document(), ttl_ms=hub.settings.unclaimed_room_ttl_ms)
+            await parts.store(request).commit(code, None, 1, room.document(),
+                                              ttl_ms=settings.unclaimed_room_ttl_ms)
         except Stale:
             continue  # the code is taken: draw another
         except RedisError:
@@ -114,21 +111,20 @@ async def watch_room(code: str, body: WatchRoom, request: Request) -> dict[str, 
 
 async def _join(code: str, name: str, request: Request, screen: bool,
                 screen_token: str | None = None, watch: bool = False) -> dict[str, Any]:
-    hub = _hub(request)
-    limits = hub.limits
+    settings, limits = parts.settings(request), parts.limits(request)
     ip = _address(request)
     if await limits.joins_blocked(ip):
         raise ApiError(429, Err.RATE_LIMITED, "too many failed joins: wait a minute")
-    if not await hub.quotas.take("joins", ip, hub.settings.joins_per_min):
+    if not await parts.quotas(request).take("joins", ip, settings.joins_per_min):
         raise ApiError(429, Err.RATE_LIMITED, "too many joins from here: wait a minute")
     room_code = normalize_code(code)
     if room_code is None:
         await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     result: dict[str, Any] = {}
-    joining = commands.command("join", name, limits.network(ip), hub.settings, result, screen, screen_token,
+    joining = commands.command("join", name, limits.network(ip), settings, result, screen, screen_token,
                                watch)
-    answer = await hub.submit(room_code, joining)
+    answer = await parts.submit(request)(room_code, joining)
     if answer["type"] == "error":
         if answer["code"] == Err.ROOM_NOT_FOUND:
             await limits.join_failed(ip)
@@ -140,18 +136,18 @@ async def _join(code: str, name: str, request: Request, screen: bool,
 
 @router.get("/api/rooms/{code}")
 async def get_room(code: str, request: Request) -> dict[str, Any]:
-    hub = _hub(request)
+    limits = parts.limits(request)
     ip = _address(request)
-    if await hub.limits.joins_blocked(ip):  # a code looked up is a code tried: no walking
+    if await limits.joins_blocked(ip):  # a code looked up is a code tried: no walking
         raise ApiError(429, Err.RATE_LIMITED, "too many failed joins: wait a minute")
-    wait = await hub.quotas.retry_after("lookups", ip, hub.settings.lookups_per_min)
+    wait = await parts.quotas(request).retry_after("lookups", ip, parts.settings(request).lookups_per_min)
     if wait:  # found or not: each look-up is a try at a code, and costs a load
         raise ApiError(429, Err.RATE_LIMITED, "too many room look-ups from here: wait a minute",
                        headers={"Retry-After": str(wait)})
     room_code = normalize_code(code)
-    found = await hub.store.load(room_code) if room_code else None
+    found = await parts.store(request).load(room_code) if room_code else None
     if found is None:
-        await hub.limits.join_failed(ip)
+        await limits.join_failed(ip)
         raise ApiError(404, Err.ROOM_NOT_FOUND, "no room with that code")
     _version, document = found
     return summary(Room.from_dict(document))
@@ -169,10 +165,9 @@ async def healthz() -> dict[str, Any]:
 
 @router.get("/readyz")
 async def readyz(request: Request) -> JSONResponse:
-    hub = _hub(request)
     checks: dict[str, bool] = {}
     try:
-        checks["store"] = await hub.store.ping()
+        checks["store"] = await parts.store(request).ping()
     except (RedisError, OSError):
         checks["store"] = False
     db = getattr(request.app.state, "db", None)

@@ -2,8 +2,8 @@
 
 One host is given a whole IPv6 /64 (a home's router, a phone, a cloud machine), so counting full
 addresses let one attacker be 2^64 clients: 10,000 rooms in 47 s, room codes looked up 370 times
-a second, each from an address never seen before. So every per-address limit (app/cluster/limits.py,
-app/cluster/quotas.py) keys on ``limit_key``: the /64 (``LIMIT_IPV6_PREFIX``) of an IPv6
+a second, each from an address never seen before. So every per-address limit (app/processes/limits.py,
+app/processes/quotas.py) keys on ``limit_key``: the /64 (``LIMIT_IPV6_PREFIX``) of an IPv6
 address, the ``LIMIT_IPV4_PREFIX`` of an IPv4 one (32 by default: a NAT's many users are
 already one address). An IPv4-mapped IPv6 address (a dual-stack socket's ``::ffff:a.b.c.d``) is
 the IPv4 address it maps, so it cannot be a second name for the same client.

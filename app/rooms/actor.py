@@ -247,9 +247,9 @@ class RoomActor:
         # published only when a socket of the room is on another process: one whose cached copy
         # misses a commit finds it stale at its next commit, and a process where a hello is under
         # way records its node with a version-checked commit, after which this one publishes
-        if services.publishes and room.held_elsewhere(services.origin):
+        if services.publishes and room.held_elsewhere(services.node_id):
             # the document rides along: other processes need not read it back
-            head = orjson.dumps({"origin": services.origin, "version": room.version,
+            head = orjson.dumps({"origin": services.node_id, "version": room.version,
                                  "events": [[e.kind, e.data, e.owner, e.secret] for e in events]})
             message = b"".join((head[:-1], b',"doc":', document, b"}"))
         try:
@@ -304,7 +304,7 @@ class RoomActor:
     def fanout(self, loaded: Loaded, events: list[Event], now: int, behind_only: bool = False,
                answering: Intent | None = None, answer: dict[str, Any] | None = None) -> None:
         self.recent.extend(events)
-        fanout.fanout(self.services.sockets.get(self.code), loaded, events, now, self.services.origin,
+        fanout.fanout(self.services.sockets.get(self.code), loaded, events, now, self.services.node_id,
                       self.recent, behind_only, answering, answer)
 
     def welcome(self, conn: RoomSocket) -> None:

@@ -136,7 +136,7 @@ def _use_deal(digest: str, deal: dict[str, Any] | None) -> Run:
     return lambda loaded, now: deals.use_deal(loaded, digest, deal)
 
 
-def _hello(sock: RoomSocket, digest: str, sockets: LocalSockets, origin: str) -> Run:
+def _hello(sock: RoomSocket, digest: str, sockets: LocalSockets, node_id: str) -> Run:
     """A socket said hello with the token whose hash is ``digest``: it becomes its player's
     socket here before the commit, so the fan-out after it sends the welcome."""
     def run(loaded: Loaded, now: int) -> list[Event]:
@@ -145,16 +145,16 @@ def _hello(sock: RoomSocket, digest: str, sockets: LocalSockets, origin: str) ->
             raise Refused("bad_token", "unknown or revoked token")
         sock.player = member.id
         sockets.put(sock)
-        return presence.connected(loaded, member.id, origin)
+        return presence.connected(loaded, member.id, node_id)
     return run
 
 
-def _drop(sock: RoomSocket, sockets: LocalSockets, origin: str) -> Run:
+def _drop(sock: RoomSocket, sockets: LocalSockets, node_id: str) -> Run:
     """``sock`` closed: its player is disconnected unless a newer socket said hello here."""
     def run(loaded: Loaded, now: int) -> list[Event]:
         if sockets.holds(sock.code, sock.player):
             raise NoChange
-        return presence.disconnected(loaded, sock.player, now, origin)
+        return presence.disconnected(loaded, sock.player, now, node_id)
     return run
 
 
@@ -163,10 +163,10 @@ def _node_lost(node: str) -> Run:
     return lambda loaded, now: presence.node_lost(loaded, node, now)
 
 
-def _reclaimed(player: str, origin: str) -> Run:
+def _reclaimed(player: str, node_id: str) -> Run:
     """This process was given up by the others (a long stall) but still holds ``player``'s
     socket: it is connected here again."""
-    return lambda loaded, now: presence.connected(loaded, player, origin)
+    return lambda loaded, now: presence.connected(loaded, player, node_id)
 
 
 #: how a tick gets a bot's move: ``think(loaded, player, level, now)`` returns it, or raises

@@ -23,17 +23,17 @@ from engine import Event
 
 
 def fanout(conns: dict[str, RoomSocket] | None, loaded: Loaded, events: list[Event], now: int,
-           origin: str, recent: Iterable[Event] = (), behind_only: bool = False,
+           node_id: str, recent: Iterable[Event] = (), behind_only: bool = False,
            answering: Intent | None = None, answer: dict[str, Any] | None = None) -> None:
     """Send each of the room's sockets ``conns`` its update (``behind_only``: only those that
     have not seen ``loaded``'s version yet); ``answering``'s socket gets ``answer`` behind its
     patch, in the same write. A socket whose player is gone from the room, or said hello on
-    another process (``origin`` is this one), is closed instead. A welcome carries ``recent``
+    another process (``node_id`` is this one), is closed instead. A welcome carries ``recent``
     events."""
     if not conns:
         return
     room = loaded.room
-    members, elsewhere = room.members_and_elsewhere(origin)
+    members, elsewhere = room.members_and_elsewhere(node_id)
     targets: list[RoomSocket] = []
     for conn in list(conns.values()):
         player = conn.player

@@ -196,11 +196,11 @@ class Room:
     def humans(self) -> list[Seat]:
         return [s for s in self.seats if s.bot is None]
 
-    def held_elsewhere(self, origin: str) -> set[str]:
-        """Members whose socket is held by another server process than ``origin``."""
-        return self.members_and_elsewhere(origin)[1]
+    def held_elsewhere(self, node_id: str) -> set[str]:
+        """Members whose socket is held by another server process than ``node_id``."""
+        return self.members_and_elsewhere(node_id)[1]
 
-    def members_and_elsewhere(self, origin: str) -> tuple[set[str], set[str]]:
+    def members_and_elsewhere(self, node_id: str) -> tuple[set[str], set[str]]:
         """Every member's id, and ``held_elsewhere``'s, in one pass: the fan-out asks on every
         commit."""
         members: set[str] = set()
@@ -208,7 +208,7 @@ class Room:
         for group in (self.seats, self.spectators):
             for m in group:
                 members.add(m.id)
-                if m.connected and m.node is not None and m.node != origin:
+                if m.connected and m.node is not None and m.node != node_id:
                     elsewhere.add(m.id)
         return members, elsewhere
 

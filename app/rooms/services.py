@@ -18,7 +18,7 @@ from engine.ai.think import Thought
 
 
 class Deadlines(Protocol):
-    """The process's deadline scheduler (``app.cluster.scheduler.Scheduler``)."""
+    """The process's deadline scheduler (``app.processes.scheduler.Scheduler``)."""
 
     def note_due(self, code: str, due: int | None) -> None: ...
 
@@ -32,7 +32,7 @@ class HistoryOutbox(Protocol):
 
 
 class Thinker(Protocol):
-    """Where bots' searches are made off the event loop (``app.cluster.thinkers.BotPool``)."""
+    """Where bots' searches are made off the event loop (``app.processes.thinkers.BotPool``)."""
 
     def budget_ms(self) -> float: ...
 
@@ -47,7 +47,7 @@ class RoomServices:
     metrics: Metrics
     sockets: LocalSockets
     deadlines: Deadlines
-    origin: str  # this process's id (a seat's ``node`` names the process holding its socket)
+    node_id: str  # this process's id (a seat's ``node`` names the process holding its socket)
     publishes: bool  # other processes may hold the room's sockets: commits are published
     history: HistoryOutbox | None = None
     thinker: Thinker | None = None  # None: searches run on the loop, with the small budget

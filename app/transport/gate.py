@@ -6,7 +6,7 @@ own: a player who clicks fast uses up the messages' and still gets pongs. A fram
 bucket is let through. A frame past it costs a counter and nothing else (no decode, no parse,
 no Redis, no answer), except that the first message past the limit in a window gets one
 ``rate_limited`` notice. A socket with ``flood_frames`` frames past the limit within one window
-is flooding: the caller closes it (1008) and its address is slowed (app/cluster/limits.py).
+is flooding: the caller closes it (1008) and its address is slowed (app/processes/limits.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from enum import IntEnum
 
-from app.cluster.limits import TokenBucket
 from app.core.protocol import BadMessage, Err, dumps, parse_json, usable_id
 from app.core.settings import Settings
+from app.processes.limits import TokenBucket
 from app.rooms.intent import error
 
 PONG_TEXT = '{"type":"pong"}'

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 import orjson
 from redis.exceptions import RedisError
 
-from app.cluster.limits import TokenBucket
 from app.core.protocol import Close, Err, dumps
+from app.processes.limits import TokenBucket
 from app.rooms.intent import error
 from app.transport.connection import Connection
 from app.transport.gate import PONG_TEXT, YIELD_EVERY, Verdict, gate, seconds
@@ -62,8 +62,8 @@ from app.transport.relay_wire import (
 from app.transport.session import session
 
 if TYPE_CHECKING:
-    from app.cluster.hub import Hub
     from app.transport.asgi import RawSocket
+    from app.transport.parts import SocketParts
 
 log = logging.getLogger("mercyless.relay")
 
@@ -72,12 +72,12 @@ MISSED_PINGS = 2  # pings in a row that found no receiver: the home is gone
 
 
 class Relay:
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.origin = hub.origin
-        self.store = hub.store
-        assert hub.settings.redis_url is not None
-        self.post = Post(self.origin, hub.settings.redis_url, self.store.node_channel, self,
+    def __init__(self, parts: SocketParts) -> None:
+        self.parts = parts
+        self.node_id = parts.rooms.node_id
+        self.store = parts.store
+        assert parts.settings.redis_url is not None
+        self.post = Post(self.node_id, parts.settings.redis_url, self.store.node_channel, self,
                          shards=self.store.shards)
         self.links: dict[str, Link] = {}  # relayed from here: key -> the client's socket
         self.relayed: dict[str, RelayedSocket] = {}  # relayed to here: key -> its session's socket
@@ -118,12 +118,12 @@ class Relay:
     async def home_of(self, code: str) -> str | None:
         """The process to relay a socket of ``code`` to; None: serve it here (this process is
         the room's home now, or the room does not exist)."""
-        home = await self.store.claim_home(code, self.origin)
-        if home in ("", self.origin):
+        home = await self.store.claim_home(code, self.node_id)
+        if home in ("", self.node_id):
             return None
         if not await self._reachable(home):
-            home = await self.store.claim_home(code, self.origin, replacing=home)
-            if home in ("", self.origin):
+            home = await self.store.claim_home(code, self.node_id, replacing=home)
+            if home in ("", self.node_id):
                 return None
         return home
 
@@ -131,10 +131,10 @@ class Relay:
         now = time.monotonic()
         if self._gone.get(node, 0) > now:
             return False
-        if now - self._alive.get(node, -1e9) < self.hub.settings.node_beat_ms / 1000:
+        if now - self._alive.get(node, -1e9) < self.parts.settings.node_beat_ms / 1000:
             return True
         beat = await self.store.node_beat_ms(node)
-        if beat is None or self.hub.clock.now_ms() - beat > self.hub.settings.node_ttl_ms:
+        if beat is None or self.parts.clock.now_ms() - beat > self.parts.settings.node_ttl_ms:
             return False
         self._alive[node] = now
         return True
@@ -142,13 +142,13 @@ class Relay:
     async def serve(self, ws: RawSocket, code: str, home: str) -> bool:
         """Relay ``ws`` (not yet accepted) to ``home`` until either side closes it; False when
         ``home`` did not listen (``ws`` is accepted then, and the caller serves it here)."""
-        settings = self.hub.settings
+        settings = self.parts.settings
         await ws.accept()
-        key = f"{self.origin}.{next(self._keys)}"
+        key = f"{self.node_id}.{next(self._keys)}"
         conn = Connection(ws, code, "", outbox_limit=settings.outbox_limit,
                           send_timeout_s=settings.send_timeout_s)
         self._heard.setdefault(home, time.monotonic())
-        opening = orjson.dumps([self.origin, key, code, ws.client_host,
+        opening = orjson.dumps([self.node_id, key, code, ws.client_host,
                                 {k: v for k, v in ws.headers.items() if k in ("origin", "host")}])
         try:
             listening = await asyncio.wait_for(self.post.send_waiting(home, OPEN, opening),
@@ -163,14 +163,14 @@ class Relay:
         # listed once the home has it: a give-up meanwhile (another socket found the home
         # gone) must not close this socket, which is served here then
         link = self.links[key] = Link(conn, home)
-        self.hub.metrics.relayed.set(len(self.links))
+        self.parts.metrics.relayed.set(len(self.links))
         limit = settings.max_frame_bytes
         prefix = key_bytes(key)
         # the home applies the player's rate limit; this gate, with twice its allowance for
         # messages, keeps a flood from piling up in the home and cuts it off, and answers the
         # pings here (with an allowance of their own, as on the home: a player who clicks fast
         # still gets pongs)
-        clock = seconds(self.hub.clock.speed)
+        clock = seconds(self.parts.clock.speed)
         door = gate(settings, TokenBucket(settings.rate_burst * 2, settings.rate_per_s * 2, clock), clock)
         hello = True  # the first frame goes to the home as it came, as a local one is read
         try:
@@ -193,7 +193,7 @@ class Relay:
                             log.warning("relayed socket flooded: closed, its address slowed",
                                         extra={"room": code})
                             conn.close(Close.POLICY)
-                            await self.hub.limits.flooded(ws.client_host)
+                            await self.parts.limits.flooded(ws.client_host)
                         elif door.over % YIELD_EVERY == 0:
                             await asyncio.sleep(0)  # (the other rooms' turn)
                         # past this gate's limit, past the home's too: the home gave the notice
@@ -209,7 +209,7 @@ class Relay:
                     self.unsent(link, payload)
         finally:
             self.links.pop(key, None)
-            self.hub.metrics.relayed.set(len(self.links))
+            self.parts.metrics.relayed.set(len(self.links))
             if not link.closed_by_home:  # a session must not outlive its socket
                 self.post.socket_gone(home, gone_record(prefix))
             conn.close(Close.RESTART if not link.closed_by_home else Close.NORMAL)
@@ -239,7 +239,7 @@ class Relay:
     def _give_up(self, home: str) -> None:
         """``home`` does not listen: close the sockets relayed to it (their clients reconnect,
         and the room's next socket takes the room over) and relay nothing to it for a while."""
-        self._gone[home] = time.monotonic() + self.hub.settings.node_ttl_ms / 1000
+        self._gone[home] = time.monotonic() + self.parts.settings.node_ttl_ms / 1000
         self._missed.pop(home, None)
         self._heard.pop(home, None)
         self._alive.pop(home, None)
@@ -280,7 +280,7 @@ class Relay:
 
     async def _session(self, ws: RelayedSocket) -> None:
         try:
-            await session(ws, self.hub, ws.code)  # type: ignore[arg-type]
+            await session(ws, self.parts, ws.code)  # type: ignore[arg-type]
         except Exception:
             log.exception("relayed session failed", extra={"room": ws.code})
         finally:
@@ -344,7 +344,7 @@ class Relay:
         self._missed.clear()
 
     async def _watch(self) -> None:
-        settings = self.hub.settings
+        settings = self.parts.settings
         every = settings.relay_ping_ms / 1000
         while True:
             await asyncio.sleep(every)
@@ -360,7 +360,7 @@ class Relay:
             log.warning("relay publisher connection stalled: reconnecting")
             self.post.publisher.abort()
         self.post.flush()  # frames kept while the connection was down
-        subscriber = self.hub.subscriber
+        subscriber = self.parts.rooms.subscriber
         if subscriber is None or not subscriber.connected.is_set():
             return  # deaf ourselves: nobody is judged (heard_again restarts the count)
         now = time.monotonic()

@@ -17,8 +17,8 @@ from typing import Protocol
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.cluster.publisher import Publisher
-from app.cluster.shardpub import ShardedPublisher
+from app.processes.publisher import Publisher
+from app.processes.shardpub import ShardedPublisher
 from app.storage.shards import ShardMap
 from app.transport.relay_wire import BATCH, SEQ, Link
 
@@ -37,7 +37,7 @@ class Owner(Protocol):
 
 
 class Post:
-    def __init__(self, origin: str, redis_url: str, channel_of: Callable[[str], str],
+    def __init__(self, node_id: str, redis_url: str, channel_of: Callable[[str], str],
                  owner: Owner, shards: ShardMap | None = None) -> None:
         """``shards``: a Redis Cluster's (each process's channel published on its own shard)."""
         self.publisher: Publisher | ShardedPublisher = (
@@ -45,7 +45,7 @@ class Post:
             else ShardedPublisher(shards, on_ready=self.flush))
         self._channel_of = channel_of
         self._owner = owner
-        self._origin_bytes = bytes((len(origin),)) + origin.encode()
+        self._node_bytes = bytes((len(node_id),)) + node_id.encode()
         self.next_out: dict[str, int] = {}  # node -> the number of the next message to it
         self.next_in: dict[str, int] = {}  # node -> the number its next message should carry
         self.batches: dict[str, list[bytes]] = {}  # node -> the home's records for its next batch
@@ -58,7 +58,7 @@ class Post:
     def header(self, node: str, kind: bytes) -> bytes:
         seq = self.next_out.get(node, 0)
         self.next_out[node] = seq + 1
-        return kind + self._origin_bytes + SEQ.pack(seq & 0xFFFFFFFF)
+        return kind + self._node_bytes + SEQ.pack(seq & 0xFFFFFFFF)
 
     async def send_waiting(self, node: str, kind: bytes, body: bytes) -> bool:
         """Send to ``node`` now; whether anyone listened there."""

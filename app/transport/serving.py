@@ -6,7 +6,7 @@ second) and to look for a shutdown request. On an idle process those wake-ups we
 them. This loop wakes once a second for the header, and a shutdown signal wakes it at once.
 
 Before uvicorn closes the sockets on a stop signal, the app's ``stopping`` hook runs: the other
-processes learn at once that this one is going (app/cluster/hub.py ``Hub.stopping``), so the players it
+processes learn at once that this one is going (app/processes/hub.py ``Hub.stopping``), so the players it
 drops come back through them. Then its ``closing`` hook closes the game sockets itself, with a
 reason that tells the phones how long to spread their return over (uvicorn's own close has none).
 """

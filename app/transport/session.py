@@ -3,7 +3,7 @@
 The seat comes from the token presented in ``hello`` and is bound to the socket; no message
 can name another seat. Every frame passes the socket's gate first (app/transport/gate.py); within
 its limits every message but ``ping`` gets exactly one ``ack`` or ``error``. The per-address
-limits (app/cluster/limits.py) are applied at the handshake and at the hello.
+limits (app/processes/limits.py) are applied at the handshake and at the hello.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from urllib.parse import urlsplit
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocketState
 
-from app.cluster.hub import Hub
 from app.core.codes import normalize_code, token_hash
 from app.core.protocol import BadMessage, Close, Err, dumps, parse_json, parse_message
 from app.rooms import commands
@@ -25,6 +24,7 @@ from app.transport.admission import Admission, Busy
 from app.transport.asgi import RawSocket
 from app.transport.connection import Connection
 from app.transport.gate import PONG_TEXT, YIELD_EVERY, Gate, Verdict, gate, notice, seconds
+from app.transport.parts import SocketParts
 
 log = logging.getLogger("mercyless.ws")
 
@@ -70,23 +70,23 @@ def origin_allowed(ws: RawSocket, allowed: list[str]) -> bool:
     return site == _site(page_scheme, ws.headers.get("host", ""))
 
 
-async def serve(ws: RawSocket, hub: Hub, code: str, admission: Admission | None = None) -> None:
+async def serve(ws: RawSocket, parts: SocketParts, code: str) -> None:
     """One player's socket on ``/ws/{code}``, from the handshake to the close (app.main routes
-    it here ahead of FastAPI's router: see app.transport.asgi). ``admission`` bounds the work
-    before its welcome (app/transport/admission.py)."""
-    settings = hub.settings
+    it here ahead of FastAPI's router: see app.transport.asgi). ``parts.admission`` bounds the
+    work before its welcome (app/transport/admission.py)."""
+    settings = parts.settings
     if not origin_allowed(ws, settings.allowed_origins):
         await ws.close(Close.POLICY)
         return
     ip = ws.client_host
-    limits = hub.limits
+    limits = parts.limits
     if limits.blocked_here(ip) or not limits.open_socket(ip):  # (refused: HTTP 403, no Redis)
         await ws.close(Close.TRY_AGAIN_LATER)
         return
-    admission = admission or _UNBOUNDED
+    admission = parts.admission
     try:
         room_code = normalize_code(code)
-        relay = hub.relay
+        relay = parts.rooms.relay
         home = None
         async with admission.turn(last=False):
             # an address that flooded, or failed too many joins, as any process found it
@@ -100,7 +100,7 @@ async def serve(ws: RawSocket, hub: Hub, code: str, admission: Admission | None 
                     home = None  # served here: the hello meets the same outage and says so
         if relay is not None and home is not None and await relay.serve(ws, room_code, home):  # type: ignore[arg-type]
             return
-        await session(ws, hub, code, admission)
+        await session(ws, parts, code, admission)
     except Busy as busy:  # accepted, so that the client reads the close and its hint
         with contextlib.suppress(Exception):
             if ws.application_state == WebSocketState.CONNECTING:
@@ -114,12 +114,12 @@ async def serve(ws: RawSocket, hub: Hub, code: str, admission: Admission | None 
 _UNBOUNDED = Admission(0, 0)
 
 
-async def session(ws: RawSocket, hub: Hub, code: str, admission: Admission = _UNBOUNDED) -> None:
+async def session(ws: RawSocket, parts: SocketParts, code: str, admission: Admission = _UNBOUNDED) -> None:
     """The socket's whole session on this process: hello, then its messages until it closes
     (``ws`` may be one relayed from another process, app/transport/relay.py). Its hello waits
     its turn in ``admission`` (:class:`Busy` when the queue is full)."""
-    settings = hub.settings
-    limits = hub.limits
+    settings = parts.settings
+    limits = parts.limits
     ip = ws.client_host
     if ws.application_state == WebSocketState.CONNECTING:
         await ws.accept()
@@ -147,29 +147,31 @@ async def session(ws: RawSocket, hub: Hub, code: str, admission: Admission = _UN
     conn = Connection(ws, room_code, "", outbox_limit=settings.outbox_limit,
                       send_timeout_s=settings.send_timeout_s)
     async with admission.turn():
-        answer = await hub.submit(room_code, commands.command("hello", conn, digest, hub.sockets, hub.origin))
+        rooms = parts.rooms
+        hello = commands.command("hello", conn, digest, rooms.sockets, rooms.node_id)
+        answer = await rooms.submit(room_code, hello)
     if answer["type"] == "error":
         if answer["code"] in FAILED_JOINS:
             await limits.join_failed(ip)
         conn.close(Close.NO_ROOM if answer["code"] == Err.ROOM_NOT_FOUND else
                    Close.TRY_AGAIN_LATER if answer["code"] == Err.UNAVAILABLE else Close.BAD_TOKEN)
-        await hub.detach(conn)  # registered if the hello ran but its commit failed
+        await parts.rooms.detach(conn)  # registered if the hello ran but its commit failed
         await conn.wait_closed()
         return
-    await hub.quotas.room_opened(room_code, hub.clock.now_ms())  # counted against MAX_ROOMS
+    await parts.quotas.room_opened(room_code, parts.clock.now_ms())  # counted against MAX_ROOMS
     # the player's message bucket, shared by their sockets here: a reconnect brings no new burst
-    clock = seconds(hub.clock.speed)
+    clock = seconds(parts.clock.speed)
     door = gate(settings, limits.bucket(f"{room_code}:{conn.player}", settings.rate_burst,
                                         settings.rate_per_s, clock), clock)
-    await hub.attach(conn)  # subscribe to other processes' commits
+    await parts.rooms.attach(conn)  # subscribe to other processes' commits
     try:
-        await _read_loop(hub, conn, door)
+        await _read_loop(parts, conn, door)
     finally:
         conn.close()
-        if hub.leaving or settings.drop_delay_ms <= 0:  # (the process is going away: now)
-            await _drop(hub, conn)
+        if parts.rooms.leaving or settings.drop_delay_ms <= 0:  # (the process is going away: now)
+            await _drop(parts, conn)
         else:
-            _drop_later(hub, conn, settings.drop_delay_ms)
+            _drop_later(parts, conn, settings.drop_delay_ms)
         await conn.wait_closed()  # the last frames and the close frame go out first
 
 
@@ -178,25 +180,26 @@ FAILED_JOINS = frozenset([Err.ROOM_NOT_FOUND, "bad_token"])
 _later: set[asyncio.Task[None]] = set()  # drops waiting for their delay (held: tasks are weak)
 
 
-async def _drop(hub: Hub, conn: Connection) -> None:
+async def _drop(parts: SocketParts, conn: Connection) -> None:
     """``conn`` is gone: out of the fan-out, and its player disconnected unless a newer socket
     of theirs said hello here meanwhile."""
-    if await hub.detach(conn):
-        await hub.submit(conn.code, commands.command("drop", conn, hub.sockets, hub.origin))
+    rooms = parts.rooms
+    if await rooms.detach(conn):
+        await rooms.submit(conn.code, commands.command("drop", conn, rooms.sockets, rooms.node_id))
 
 
-def _drop_later(hub: Hub, conn: Connection, delay_ms: float) -> None:
+def _drop_later(parts: SocketParts, conn: Connection, delay_ms: float) -> None:
     """Drop ``conn`` after ``delay_ms`` (of the server's clock). Until then the closed socket
     stays its player's here (it is sent nothing; the room stays listed under this process, so
     if the process dies the others still mark the player disconnected), and a hello of the
     player replaces it without a change to the room: a connection that flaps makes no
     disconnected/reconnected pair."""
     async def later() -> None:
-        await hub.clock.sleep_ms(delay_ms)
-        if hub.leaving:  # its stop marks every player it holds disconnected
+        await parts.clock.sleep_ms(delay_ms)
+        if parts.rooms.leaving:  # its stop marks every player it holds disconnected
             return
         try:
-            await _drop(hub, conn)
+            await _drop(parts, conn)
         except Exception:
             log.exception("drop failed", extra={"room": conn.code})
 
@@ -218,11 +221,11 @@ def _hello_token(text: str, limit: int) -> str | None:
     return token if isinstance(token, str) and 8 <= len(token) <= 128 else None
 
 
-async def _read_loop(hub: Hub, conn: Connection, door: Gate) -> None:
+async def _read_loop(parts: SocketParts, conn: Connection, door: Gate) -> None:
     """The socket's messages until it closes. Every frame passes the gate first: one past the
     limit costs a counter and nothing else."""
     ws = conn.ws
-    limit = hub.settings.max_frame_bytes
+    limit = parts.settings.max_frame_bytes
     while not conn.closed:
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
@@ -239,7 +242,7 @@ async def _read_loop(hub: Hub, conn: Connection, door: Gate) -> None:
             elif verdict is Verdict.FLOOD:
                 log.warning("socket flooded: closed, its address slowed", extra={"room": conn.code})
                 conn.close(Close.POLICY)
-                await hub.limits.flooded(ws.client_host)
+                await parts.limits.flooded(ws.client_host)
             elif door.over % YIELD_EVERY == 0:
                 await asyncio.sleep(0)  # (the other rooms' turn)
             continue
@@ -270,14 +273,14 @@ async def _read_loop(hub: Hub, conn: Connection, door: Gate) -> None:
             # the room's actor sends the answer itself, a move's ack in the same write as the
             # mover's patch; the reader still waits for it, so one message per socket is in
             # the room's inbox at a time (and a retried id finds the first one's answer)
-            await hub.submit(conn.code, commands.intent_for(msg, conn, hub.settings, reply=conn))
+            await parts.rooms.submit(conn.code, commands.intent_for(msg, conn, parts.settings, reply=conn))
             continue
         # out of the fan-out first: a seat that leaves must get its ack, not the removed
         # member's close
-        await hub.detach(conn)
-        answer = await hub.submit(conn.code, commands.intent_for(msg, conn, hub.settings))
+        await parts.rooms.detach(conn)
+        answer = await parts.rooms.submit(conn.code, commands.intent_for(msg, conn, parts.settings))
         conn.send(dumps(answer))
         if answer["type"] == "ack":
             conn.close(Close.NORMAL)
             return
-        await hub.attach(conn)
+        await parts.rooms.attach(conn)

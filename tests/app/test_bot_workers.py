@@ -1,4 +1,4 @@
-"""Bots' searches off the event loop (app.cluster.thinkers, docs/server.md "Bots off the loop"):
+"""Bots' searches off the event loop (app.processes.thinkers, docs/server.md "Bots off the loop"):
 a tick hands a hard bot's turn to the workers and commits nothing; the move comes back as a
 ``bot_move`` for the version it was asked at, and is applied only if the room is still there:
 otherwise the bot is asked again, for the room as it is. The worker gets the seat's view and its
@@ -21,10 +21,10 @@ import fakeredis
 import orjson
 import pytest
 
-from app.cluster.hub import Hub
-from app.cluster.thinkers import MIN_BUDGET_MS, BotPool
 from app.core.clock import StepClock
 from app.core.settings import Settings
+from app.processes.hub import Hub
+from app.processes.thinkers import MIN_BUDGET_MS, BotPool
 from app.rooms import lobby, play
 from app.rooms.intent import Intent
 from app.rooms.outcomes import NoChange

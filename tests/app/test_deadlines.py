@@ -10,9 +10,9 @@ import uuid
 import orjson
 import pytest
 
-from app.cluster.hub import Hub
 from app.core.clock import Clock
 from app.core.settings import Settings
+from app.processes.hub import Hub
 from app.rooms.actor import RoomActor
 from app.rooms.model import ROUND_OVER, Room, Seat
 from app.storage.store import RoomStore

@@ -19,10 +19,10 @@ import jsonpatch
 import orjson
 import pytest
 
-from app.cluster.hub import Hub
 from app.core.clock import StepClock
 from app.core.protocol import parse_message
 from app.core.settings import Settings
+from app.processes.hub import Hub
 from app.rooms import commands, lobby
 from app.rooms.intent import Intent, no_change
 from app.storage.store import RoomStore

@@ -1,5 +1,5 @@
 """The parts of the limits, on a clock of the test's own: the gate every frame passes
-(app/transport/gate.py), the token bucket and the per-address limits (app/cluster/limits.py),
+(app/transport/gate.py), the token bucket and the per-address limits (app/processes/limits.py),
 the origin check (app/transport/session.py)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import fakeredis
 import pytest
 
-from app.cluster.limits import AddressLimits, TokenBucket
 from app.core.settings import Settings
+from app.processes.limits import AddressLimits, TokenBucket
 from app.storage.store import RoomStore
 from app.transport.gate import Gate, Verdict, is_ping
 from app.transport.session import origin_allowed

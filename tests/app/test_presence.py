@@ -11,10 +11,10 @@ import uuid
 
 import pytest
 
-from app.cluster.hub import Hub
-from app.cluster.nodes import Nodes
 from app.core.clock import Clock, StepClock
 from app.core.settings import Settings
+from app.processes.hub import Hub
+from app.processes.nodes import Nodes
 from app.rooms.sockets import LocalSockets
 from app.storage.store import RoomStore
 
@@ -50,7 +50,7 @@ async def make_hub(redis_client):
 
 
 async def listed(hub: Hub) -> set[str]:
-    return set(await hub.store.node_rooms(hub.origin))
+    return set(await hub.store.node_rooms(hub.node_id))
 
 
 async def test_a_release_and_a_hold_a_moment_apart_leave_the_room_listed(make_hub):
@@ -82,7 +82,7 @@ async def test_a_listing_lost_to_redis_comes_back_with_the_next_heartbeat(make_h
     hub = make_hub(node_beat_ms=50)
     await hub.start()
     await hub.attach(FakeConnection("ROOM2", "p1"))
-    await redis_client.delete(hub.store.node_rooms_key(hub.origin))  # as if the hold had failed
+    await redis_client.delete(hub.store.node_rooms_key(hub.node_id))  # as if the hold had failed
     async with asyncio.timeout(5):
         while await listed(hub) != {"ROOM2"}:
             await asyncio.sleep(0.02)
@@ -116,9 +116,9 @@ async def test_a_slow_listing_write_holds_up_neither_the_heartbeat_nor_other_roo
     hub.store.hold_room = hold  # type: ignore[method-assign]  # other rooms write at once
     await asyncio.wait_for(hub.attach(FakeConnection("FAST", "p1")), 5)
     assert "FAST" in await listed(hub)
-    beat = await redis_client.zscore(hub.store.nodes_key, hub.origin)
+    beat = await redis_client.zscore(hub.store.nodes_key, hub.node_id)
     async with asyncio.timeout(5):  # the heartbeat goes on meanwhile
-        while await redis_client.zscore(hub.store.nodes_key, hub.origin) == beat:
+        while await redis_client.zscore(hub.store.nodes_key, hub.node_id) == beat:
             await asyncio.sleep(0.02)
     assert not stuck.done()
     gate.set()
@@ -143,7 +143,7 @@ async def test_a_socket_gone_while_the_process_reclaims_its_seats_stays_gone(mak
 
 async def test_a_room_held_again_while_its_failed_removal_is_retried_stays_listed(make_hub):
     hub = make_hub()
-    await hub.store.beat(hub.origin, hub.clock.now_ms(), hub.settings.node_ttl_ms)  # known alive
+    await hub.store.beat(hub.node_id, hub.clock.now_ms(), hub.settings.node_ttl_ms)  # known alive
     hub.nodes.unlisted.add("AGAIN")  # its last socket went and the removal failed on a Redis error
     gate, waiting = _slow(hub, "beat")
     beating = asyncio.create_task(hub.nodes.beat())  # retries the removal...

@@ -1,5 +1,5 @@
 """The relay's parts in one process: its message format and numbering (app/transport/relay.py), and the
-publisher under it (app/cluster/publisher.py) against the real Redis and a Redis that refuses
+publisher under it (app/processes/publisher.py) against the real Redis and a Redis that refuses
 ``CLIENT REPLY``."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.cluster.publisher import Publisher
 from app.core.metrics import Metrics
+from app.processes.publisher import Publisher
 from app.transport.relay import Relay
 from app.transport.relay_wire import (
     BATCH,
@@ -50,9 +50,9 @@ class FakeConn:
 
 def relay_named(origin: str) -> Relay:
     store = SimpleNamespace(node_channel=lambda node: f"t:node:{node}", shards=None)
-    hub = SimpleNamespace(origin=origin, store=store, metrics=Metrics(),
-                          settings=SimpleNamespace(redis_url="redis://127.0.0.1:1/0", node_ttl_ms=15_000))
-    return Relay(hub)  # type: ignore[arg-type]
+    parts = SimpleNamespace(rooms=SimpleNamespace(node_id=origin), store=store, metrics=Metrics(),
+                            settings=SimpleNamespace(redis_url="redis://127.0.0.1:1/0", node_ttl_ms=15_000))
+    return Relay(parts)  # type: ignore[arg-type]
 
 
 def wire(sender: Relay, receiver: Relay) -> list[bytes]:

@@ -16,11 +16,11 @@ import orjson
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.cluster.hub import Hub
 from app.core.clock import StepClock
 from app.core.codes import token_hash
 from app.core.protocol import parse_message
 from app.core.settings import Settings
+from app.processes.hub import Hub
 from app.rooms import commands, lobby
 from app.rooms.intent import Intent, no_change
 from app.rooms.model import Room
@@ -118,17 +118,17 @@ async def test_a_process_given_up_by_the_others_connects_its_players_again_on_th
     room.version = 1
     await here.store.commit(CODE, None, 1, orjson.dumps(room))
     sock = ClientSocket(host)
-    hello = commands.command("hello", sock, token_hash(token), here.sockets, here.origin)
+    hello = commands.command("hello", sock, token_hash(token), here.sockets, here.node_id)
     assert (await here.submit(CODE, hello))["type"] == "ack"
     assert sock.copy_version == 2 and sock.copy["players"][0]["connected"]
-    assert (await elsewhere.submit(CODE, commands.command("node_lost", here.origin)))["type"] == "ack"
+    assert (await elsewhere.submit(CODE, commands.command("node_lost", here.node_id)))["type"] == "ack"
     assert not Room.from_dict((await here.store.load(CODE))[1]).seats[0].connected
 
-    answer = await here.submit(CODE, commands.command("reclaimed", host, here.origin))
+    answer = await here.submit(CODE, commands.command("reclaimed", host, here.node_id))
 
     assert answer["type"] == "ack"
     stored, document = await here.store.load(CODE)
     seat = Room.from_dict(document).seats[0]
-    assert seat.connected and seat.node == here.origin
+    assert seat.connected and seat.node == here.node_id
     assert sock.copy_version == stored == 4
     assert sock.copy["players"][0]["connected"]

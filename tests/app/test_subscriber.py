@@ -8,7 +8,7 @@ import contextlib
 
 import redis.asyncio as aioredis
 
-from app.cluster.subscriber import Subscriber
+from app.processes.subscriber import Subscriber
 
 WAIT = 10.0
 

@@ -124,5 +124,5 @@ def test_the_walk_finds_a_late_import_circle_and_ignores_type_checking_ones():
 
 def test_the_graph_sees_the_layers_imports():
     graph = import_graph()
-    assert "app.rooms.actor" in graph["app.cluster.hub"]
+    assert "app.rooms.actor" in graph["app.processes.hub"]
     assert "engine" in graph["app.rooms.lobby"]

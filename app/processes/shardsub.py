@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from app.cluster.subscriber import RETRY_AFTER_S, Subscriber
+from app.processes.subscriber import RETRY_AFTER_S, Subscriber
 from app.storage.shards import Address, ShardMap, node_url
 
 log = logging.getLogger("mercyless.subscriber")

@@ -1,6 +1,6 @@
 """The process's rooms and sockets among the others: a room actor per room in use, the local
-sockets, the deadline scheduler (app.cluster.scheduler), this process's place among the others
-(app.cluster.nodes), and the Redis channels that carry other processes' commits to its sockets.
+sockets, the deadline scheduler (app.processes.scheduler), this process's place among the others
+(app.processes.nodes), and the Redis channels that carry other processes' commits to its sockets.
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from typing import Any, Protocol
 
 import orjson
 
-from app.cluster.limits import AddressLimits
-from app.cluster.nodes import GONE, Nodes
-from app.cluster.quotas import Quotas
-from app.cluster.scheduler import Scheduler
-from app.cluster.shardsub import ShardedSubscriber
-from app.cluster.subscriber import Subscriber
-from app.cluster.thinkers import BotPool
 from app.core.clock import Clock
 from app.core.metrics import Metrics
 from app.core.protocol import Close
 from app.core.settings import Settings
+from app.processes.limits import AddressLimits
+from app.processes.nodes import GONE, Nodes
+from app.processes.quotas import Quotas
+from app.processes.scheduler import Scheduler
+from app.processes.shardsub import ShardedSubscriber
+from app.processes.subscriber import Subscriber
+from app.processes.thinkers import BotPool
 from app.rooms.actor import RoomActor
 from app.rooms.events import event_kind
 from app.rooms.intent import Intent
@@ -61,20 +61,20 @@ class Hub:
         self.store = store
         self.clock = clock
         self.publishes = publishes
-        self.origin = secrets.token_hex(6)
-        self._own_messages = b'{"origin":"%s"' % self.origin.encode()  # how commit messages begin
+        self.node_id = secrets.token_hex(6)
+        self._own_messages = b'{"origin":"%s"' % self.node_id.encode()  # how commit messages begin
         self.metrics = metrics or Metrics()
         self.sockets = LocalSockets()
         self.actors: dict[str, RoomActor] = {}
         self._last_used: dict[str, float] = {}
         self.scheduler = Scheduler(store, clock, self.metrics, settings.scheduler_poll_ms,
                                    self._fire, self._evict_idle)
-        self.nodes = Nodes(store, settings, clock, self.origin, self.sockets, self.submit, self.attach)
+        self.nodes = Nodes(store, settings, clock, self.node_id, self.sockets, self.submit, self.attach)
         # the bots' searches, in worker processes started at the first one
         self.bot_pool = BotPool(settings.bot_workers, settings.hard_bot_budget_ms) \
             if settings.bot_workers > 0 else None
         self.services = RoomServices(settings, store, clock, self.metrics, self.sockets, self.scheduler,
-                                     self.origin, publishes, history, self.bot_pool)
+                                     self.node_id, publishes, history, self.bot_pool)
         self.limits = AddressLimits(store, settings)
         self.quotas = Quotas(store, settings)
         self._make_relay = make_relay
@@ -103,7 +103,7 @@ class Hub:
             if self._make_relay is not None:
                 relay = self.relay = self._make_relay(self)
                 relay.start()
-                self._node_channel = self.store.node_channel(self.origin).encode()
+                self._node_channel = self.store.node_channel(self.node_id).encode()
                 self.subscriber.channels.add(self._node_channel)
             self._tasks.append(asyncio.create_task(self.subscriber.run(), name="listener"))
 
@@ -135,7 +135,7 @@ class Hub:
         with contextlib.suppress(Exception):
             # a clean stop: the players come back through another process; until they do they
             # are disconnected (not after node_ttl_ms, as for a crash)
-            await asyncio.wait_for(self.nodes.sweep(self.origin), 2.0)
+            await asyncio.wait_for(self.nodes.sweep(self.node_id), 2.0)
         for actor in self.actors.values():
             actor.task.cancel()
         if self.bot_pool is not None:

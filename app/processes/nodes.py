@@ -24,13 +24,13 @@ GONE = (RedisError, RuntimeError, OSError)
 
 
 class Nodes:
-    def __init__(self, store: RoomStore, settings: Settings, clock: Clock, origin: str,
+    def __init__(self, store: RoomStore, settings: Settings, clock: Clock, node_id: str,
                  sockets: LocalSockets, submit: Callable[[str, Intent], Awaitable[dict[str, Any]]],
                  attach: Callable[[RoomSocket], Awaitable[None]]) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
-        self.origin = origin
+        self.node_id = node_id
         self.sockets = sockets
         self._submit = submit
         self._attach = attach
@@ -69,9 +69,9 @@ class Nodes:
                 held = code in self.held
                 try:
                     if held:
-                        await self.store.hold_room(self.origin, code, self.settings.node_ttl_ms)
+                        await self.store.hold_room(self.node_id, code, self.settings.node_ttl_ms)
                     else:
-                        await self.store.release_room(self.origin, code)
+                        await self.store.release_room(self.node_id, code)
                     self.unlisted.discard(code)
                 except GONE:
                     if not held:
@@ -96,7 +96,7 @@ class Nodes:
 
     async def first_beat(self) -> None:
         with contextlib.suppress(RedisError):  # known to the others before the first socket
-            await self.store.beat(self.origin, self.clock.now_ms(), self.settings.node_ttl_ms)
+            await self.store.beat(self.node_id, self.clock.now_ms(), self.settings.node_ttl_ms)
 
     async def beat(self) -> None:
         # the held rooms are listed again and failed removals retried; a hold or release
@@ -109,7 +109,7 @@ class Nodes:
         # Redis (a failover, an outage), and so were the others, most likely: they are judged
         # at the next beat, once they had a moment to beat again, not swept for Redis's fault
         cut_off = self._beaten_ms is not None and now - self._beaten_ms > self.settings.node_ttl_ms
-        revived, dead = await self.store.beat(self.origin, now, self.settings.node_ttl_ms,
+        revived, dead = await self.store.beat(self.node_id, now, self.settings.node_ttl_ms,
                                               held=self.held, unlisted=unlisted)
         self._beaten_ms = now
         if cut_off:
@@ -124,7 +124,7 @@ class Nodes:
 
     async def retire(self) -> None:
         with contextlib.suppress(RedisError):
-            await self.store.retire_node(self.origin)
+            await self.store.retire_node(self.node_id)
 
     async def sweep(self, node: str) -> None:
         """Mark the players ``node`` held disconnected, room by room, then forget ``node``.
@@ -141,4 +141,4 @@ class Nodes:
                 if self.sockets.current(conn):
                     await self._attach(conn)
                 if self.sockets.current(conn):
-                    await self._submit(code, commands.command("reclaimed", conn.player, self.origin))
+                    await self._submit(code, commands.command("reclaimed", conn.player, self.node_id))
