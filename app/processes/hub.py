@@ -23,14 +23,13 @@ from app.processes.limits import AddressLimits
 from app.processes.nodes import GONE, Nodes
 from app.processes.quotas import Quotas
 from app.processes.scheduler import Scheduler
-from app.processes.shardsub import ShardedSubscriber
-from app.processes.subscriber import Subscriber
 from app.processes.thinkers import BotPool
 from app.rooms.actor import RoomActor
 from app.rooms.events import event_kind
 from app.rooms.intent import Intent
 from app.rooms.services import HistoryOutbox, RoomServices
 from app.rooms.sockets import LocalSockets, RoomSocket
+from app.storage import pubsub
 from app.storage.store import RoomStore
 from engine import Event
 
@@ -80,7 +79,7 @@ class Hub:
         self._make_relay = make_relay
         self._subscribed: set[str] = set()  # rooms whose commit channel this process listens to
         self._tasks: list[asyncio.Task[None]] = []
-        self.subscriber: Subscriber | ShardedSubscriber | None = None
+        self.subscriber: pubsub.Listener | None = None
         self.relay: NodeLink | None = None  # sockets of rooms homed elsewhere go there
         self._node_channel = b""
         self._beating: asyncio.Task[None] | None = None
@@ -94,12 +93,8 @@ class Hub:
         self._beating = asyncio.create_task(self.nodes.heartbeat(), name="heartbeat")
         self._tasks.append(self._beating)
         if self.publishes and self.settings.redis_url:
-            if self.store.shards is not None:  # a Redis Cluster: sharded pub/sub, node by node
-                self.subscriber = ShardedSubscriber(self.store.shards, self._remote_commit,
-                                                    self._deaf_for_a_while)
-            else:
-                self.subscriber = Subscriber(self.settings.redis_url, self._remote_commit,
-                                             self._deaf_for_a_while)
+            self.subscriber = pubsub.listener(self.settings.redis_url, self.store.shards, self._remote_commit,
+                                              self._deaf_for_a_while)
             if self._make_relay is not None:
                 relay = self.relay = self._make_relay(self)
                 relay.start()

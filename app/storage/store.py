@@ -8,7 +8,7 @@ touches two rooms, so the same code runs on a cluster or a managed Redis):
 - ``<prefix>:{CODE}:answers``  hash: ``player:id`` -> the answer given to that message
 - ``<prefix>:{CODE}:outbox``   list: finished rounds waiting for the database
 - ``<prefix>:{CODE}`` channel  commits, published by the commit script itself (on a Redis
-  Cluster a shard channel: ``SPUBLISH``, app/processes/shardsub.py)
+  Cluster a shard channel: ``SPUBLISH``, app/storage/shardsub.py)
 - ``<prefix>:deadlines``       sorted set: room code -> its next deadline (an index only; the
   deadline itself is in the room document, re-checked by whoever picks it up)
 - ``<prefix>:nodes``           sorted set: server process id -> its last heartbeat (ms)

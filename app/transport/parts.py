@@ -14,6 +14,7 @@ from app.processes.limits import AddressLimits
 from app.processes.quotas import Quotas
 from app.rooms.intent import Intent
 from app.rooms.sockets import LocalSockets, RoomSocket
+from app.storage.pubsub import Listener
 from app.storage.store import RoomStore
 from app.transport.admission import Admission
 
@@ -31,7 +32,7 @@ class RoomsHere(Protocol):
     def relay(self) -> Relay | None: ...  # sockets of rooms homed on another process go there
 
     @property
-    def subscriber(self) -> Any: ...  # other processes' messages (its ``connected`` event)
+    def subscriber(self) -> Listener | None: ...  # other processes' messages
 
     @property
     def leaving(self) -> bool: ...  # the process got its stop signal

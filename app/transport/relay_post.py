@@ -17,8 +17,7 @@ from typing import Protocol
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.processes.publisher import Publisher
-from app.processes.shardpub import ShardedPublisher
+from app.storage import pubsub
 from app.storage.shards import ShardMap
 from app.transport.relay_wire import BATCH, SEQ, Link
 
@@ -40,9 +39,7 @@ class Post:
     def __init__(self, node_id: str, redis_url: str, channel_of: Callable[[str], str],
                  owner: Owner, shards: ShardMap | None = None) -> None:
         """``shards``: a Redis Cluster's (each process's channel published on its own shard)."""
-        self.publisher: Publisher | ShardedPublisher = (
-            Publisher(redis_url, on_ready=self.flush) if shards is None
-            else ShardedPublisher(shards, on_ready=self.flush))
+        self.publisher = pubsub.talker(redis_url, shards, on_ready=self.flush)
         self._channel_of = channel_of
         self._owner = owner
         self._node_bytes = bytes((len(node_id),)) + node_id.encode()

@@ -1,5 +1,5 @@
 """The relay's parts in one process: its message format and numbering (app/transport/relay.py), and the
-publisher under it (app/processes/publisher.py) against the real Redis and a Redis that refuses
+publisher under it (app/storage/publisher.py) against the real Redis and a Redis that refuses
 ``CLIENT REPLY``."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.core.metrics import Metrics
-from app.processes.publisher import Publisher
+from app.storage.publisher import Publisher
 from app.transport.relay import Relay
 from app.transport.relay_wire import (
     BATCH,

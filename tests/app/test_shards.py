@@ -1,6 +1,6 @@
 """The cluster's hot paths on a local Redis Cluster (bench/rediscluster.py): the group commit's
 batches per primary (app/storage/shards.py) follow MOVED and ASK and wait for a replica, and the
-sharded subscriber (app/processes/shardsub.py) follows a room's channel when its slot moves."""
+sharded subscriber (app/storage/shardsub.py) follows a room's channel when its slot moves."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from redis.asyncio.cluster import RedisCluster as AsyncCluster
 from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.processes.shardsub import ShardedSubscriber
 from app.storage.shards import GatedCluster, ShardedConnection, ShardMap
+from app.storage.shardsub import ShardedSubscriber
 from bench.rediscluster import LocalCluster
 
 

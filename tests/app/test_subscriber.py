@@ -8,7 +8,7 @@ import contextlib
 
 import redis.asyncio as aioredis
 
-from app.processes.subscriber import Subscriber
+from app.storage.subscriber import Subscriber
 
 WAIT = 10.0
 

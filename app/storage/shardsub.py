@@ -17,8 +17,8 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from app.processes.subscriber import RETRY_AFTER_S, Subscriber
 from app.storage.shards import Address, ShardMap, node_url
+from app.storage.subscriber import RETRY_AFTER_S, Subscriber
 
 log = logging.getLogger("mercyless.subscriber")
 

@@ -104,7 +104,7 @@ class _Connection(asyncio.Protocol):
 class Publisher:
     def __init__(self, url: str, on_ready: Callable[[], None] | None = None, *,
                  command: bytes = b"PUBLISH") -> None:
-        """``command``: ``SPUBLISH`` for a shard channel on a cluster's node (app.processes.shardpub)."""
+        """``command``: ``SPUBLISH`` for a shard channel on a cluster's node (app.storage.shardpub)."""
         self._url = url
         self._command = command
         self._on_ready = on_ready

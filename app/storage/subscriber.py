@@ -38,7 +38,7 @@ class Subscriber:
                  sharded: bool = False, on_moved: Callable[[bytes | None], None] | None = None) -> None:
         """``sharded``: one node of a cluster, its channels shard channels (SSUBSCRIBE);
         ``on_moved`` hears of a channel Redis unsubscribed because its slot moved, and (None)
-        of the connection lost (app.processes.shardsub routes them again)."""
+        of the connection lost (app.storage.shardsub routes them again)."""
         self._url = url
         self._sub, self._unsub = ((b"SSUBSCRIBE", b"SUNSUBSCRIBE") if sharded
                                   else (b"SUBSCRIBE", b"UNSUBSCRIBE"))

@@ -2,7 +2,7 @@
 (``<prefix>:node:<id>``) is a shard channel, published with ``SPUBLISH`` on its slot's primary.
 
 ``SPUBLISH`` counts the subscribers of the channel's shard, and they are all on that shard (every
-process subscribes its channel there, app.processes.shardsub), so "nobody received it" means what
+process subscribes its channel there, app.storage.shardsub), so "nobody received it" means what
 it means on one Redis: the home is gone. (A plain ``PUBLISH`` on a cluster counts the node that
 ran it only.) One ``Publisher`` per primary, each with its own connection and callbacks; the
 whole is ``ready`` when every primary's is. A reply that says the slot moved (``MOVED``), or a
@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from redis.exceptions import ResponseError
 
-from app.processes.publisher import Publisher, Then, published_by
+from app.storage.publisher import Publisher, Then, published_by
 from app.storage.shards import Address, ShardMap, node_url
 
 
