@@ -7,7 +7,8 @@ import { lang, t } from "./i18n.js";
 
 export const COLORS = ["red", "yellow", "green", "blue"];
 export const LETTER = { r: "red", y: "yellow", g: "green", b: "blue", w: "wild" };
-const KIND_ORDER = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "skipall", "reverse",
+// the hand's order of kinds (and the deck editor's): a kind not listed goes last
+export const KIND_ORDER = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "skipall", "reverse",
   "discard", "draw2", "draw4", "roulette", "wild", "reverse4", "draw6", "draw10"];
 const COLOR_ORDER = ["r", "y", "g", "b", "w"];
 

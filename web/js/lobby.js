@@ -2,6 +2,7 @@
 // seats (with the running scores between the rounds of a match), spectators, bots, rules.
 import { S, isHost, name, send, toast } from "./core.js";
 import { h, replace, svg } from "./dom.js";
+import { KIND_ORDER, parse } from "./cards.js";
 import { historyPanel } from "./history.js";
 import { dealPanel } from "./deals.js";
 import { t } from "./i18n.js";
@@ -13,9 +14,6 @@ import { phonesNote } from "./pwa.js";
 const ENUM_ORDER = ["draw", "stacking", "first_card", "reverse4_two_players", "discard_all_top", "seven",
   "zero", "roulette_chooser"];
 const INT_ORDER = ["mercy_limit", "hand_size", "uno_penalty", "catch_window_s", "target_score", "turn_timer_s"];
-const COLORED_KINDS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "draw2", "draw4", "skip", "skipall",
-  "reverse", "discard"];
-const WILD_KINDS = ["reverse4", "draw6", "draw10", "roulette", "wild"];
 
 const MAX_SEATS = 10;
 let refs = null; // persistent elements of the current lobby
@@ -124,7 +122,21 @@ function showChoice(select, face) {
   if (face) face.textContent = select.selectedOptions[0]?.text || "";
 }
 
-function deckEditor(host) {
+/** The kinds of the deck's codes as the server lists them (``GET /api/rules``), coloured and
+ * wild apart, in the hand's order: a card the engine gains shows up here by itself. */
+function deckKinds(codes) {
+  const colored = new Set();
+  const wild = new Set();
+  for (const code of codes) {
+    const p = parse(code);
+    (p.wild ? wild : colored).add(p.kind);
+  }
+  const rank = (k) => (KIND_ORDER.includes(k) ? KIND_ORDER.indexOf(k) : KIND_ORDER.length);
+  const ordered = (set) => [...set].sort((a, b) => rank(a) - rank(b));
+  return { colored: ordered(colored), wild: ordered(wild) };
+}
+
+function deckEditor(host, codes) {
   const details = h("details.deck");
   const summary = h("summary");
   details.append(summary);
@@ -146,8 +158,9 @@ function deckEditor(host) {
     inputs.push(inp);
     grid.append(h("label.deck-item", { for: id }, h("span", label), inp));
   };
-  for (const k of COLORED_KINDS) add(k, ["r", "y", "g", "b"].map((c) => `${c}-${k}`), /^\d$/.test(k) ? k : t(`kind.${k}`));
-  for (const k of WILD_KINDS) add(k, [`w-${k}`], t(`kind.${k}`));
+  const kinds = deckKinds(codes);
+  for (const k of kinds.colored) add(k, ["r", "y", "g", "b"].map((c) => `${c}-${k}`), /^\d$/.test(k) ? k : t(`kind.${k}`));
+  for (const k of kinds.wild) add(k, [`w-${k}`], t(`kind.${k}`));
   details.append(h("p.rule-desc", t("rule.deck.d")), grid);
   return { details, summary, inputs };
 }
@@ -200,7 +213,7 @@ function build(stage) {
     fields.push(f);
     grid.append(f.wrap);
   }
-  const deck = deckEditor(host);
+  const deck = deckEditor(host, options.deck?.codes || []);
   const rules = h("section.panel.rules", { "aria-labelledby": "rules-h" },
     h("h2#rules-h", t("lobby.rules")),
     host ? null : h("p.note", t("lobby.rulesHostOnly")),
