@@ -38,10 +38,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _CLUSTER.stop()
 
 
-#: tests that take minutes, started first so that the parallel run (scripts/test.sh) does not
-#: end waiting on one of them
-LONGEST_FIRST = ("tests/app/test_soak.py::",)
+def _file_seconds() -> dict[str, float]:
+    """tests/durations.txt: how long each test file took (scripts/durations.py writes it)."""
+    seconds: dict[str, float] = {}
+    for line in (Path(__file__).parent / "durations.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            value, path = line.split(" ", 1)
+            seconds[path] = float(value)
+    return seconds
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))
+    """The slowest files first, each file's tests together and in their order (a module's
+    fixtures are set up once): the parallel run (scripts/test.sh) hands tests out in this
+    order, so it ends on short tests instead of a worker waiting alone on a long one. The
+    browser's tests stay after all the others: once Playwright's session-wide browser is up,
+    its event loop runs in the worker's thread and no asyncio test can start its own."""
+    seconds = _file_seconds()
+
+    def order(item: pytest.Item) -> tuple[bool, float]:
+        path = item.nodeid.split("::", 1)[0]
+        return path.startswith("tests/web/"), -seconds.get(path, 0.0)
+
+    items.sort(key=order)
