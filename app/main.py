@@ -120,7 +120,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         writer = HistoryWriter(store, metrics, app.state.db_sessions, gather_ms=settings.history_gather_ms)
         hub = Hub(settings, store, clock or Clock(settings.clock_speed),
                   publishes=settings.redis_url is not None, metrics=metrics, history=writer,
-                  make_relay=(lambda _hub: Relay(socket_parts)) if settings.relay_sockets else None)
+                  make_relay=(lambda: Relay(socket_parts)) if settings.relay_sockets else None)
         app.state.hub = hub
         # what the routes use, each by itself (app/api/parts.py)
         app.state.settings, app.state.store, app.state.clock = settings, store, hub.clock

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
@@ -249,34 +250,37 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
 
 
 def server_histograms(ports: list[int]) -> dict[str, dict[str, float]]:
-    """The servers' histograms so far, summed: name (with its labels) -> ``le`` -> count, and
-    ``sum`` -> seconds."""
+    """The servers' histograms so far, summed (prometheus_client's own parser): name, with its
+    labels but ``le``, -> ``le`` -> count, and ``sum`` -> seconds."""
     out: dict[str, dict[str, float]] = {}
     for port in ports:
-        for line in httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text.splitlines():
-            if line.startswith("#") or ("_bucket{" not in line and "_sum" not in line):
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+        for family in text_string_to_metric_families(text):
+            if family.type != "histogram":
                 continue
-            head, value = line.rsplit(" ", 1)
-            name, _, labels = head.partition("{")
-            labels = labels.rstrip("}")
-            le = next((x.split("=")[1].strip('"') for x in labels.split(",") if x.startswith("le=")), "sum")
-            rest = ",".join(x for x in labels.split(",") if x and not x.startswith("le="))
-            key = name.removesuffix("_bucket").removesuffix("_sum") + (f"{{{rest}}}" if rest else "")
-            out.setdefault(key, {})
-            out[key][le] = out[key].get(le, 0.0) + float(value)
+            for sample in family.samples:
+                if sample.name.endswith("_bucket"):
+                    le = sample.labels["le"]
+                elif sample.name.endswith("_sum"):
+                    le = "sum"
+                else:
+                    continue
+                rest = ",".join(f'{k}="{v}"' for k, v in sample.labels.items() if k != "le")
+                key = family.name + (f"{{{rest}}}" if rest else "")
+                window = out.setdefault(key, {})
+                window[le] = window.get(le, 0.0) + sample.value
     return out
 
 
 def histogram_window(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]],
                      name: str) -> dict[str, float]:
-    """What a histogram gained between two readings: ``count``, ``sum``, ``p99`` (the upper
-    bound of the bucket holding it, in seconds) and ``over_100ms``."""
+    """What a histogram gained between two readings: ``count``, ``sum`` and ``p99`` (the upper
+    bound of the bucket holding it, in seconds)."""
     gained = {le: n - before.get(name, {}).get(le, 0.0) for le, n in after.get(name, {}).items()}
     count = gained.get("+Inf", 0.0)
     bounds = sorted((float(le), n) for le, n in gained.items() if le not in ("sum", "+Inf"))
     p99 = next((le for le, n in bounds if n >= 0.99 * count), float("inf")) if count else 0.0
-    under = next((n for le, n in bounds if le == 0.1), count)
-    return {"count": count, "sum": gained.get("sum", 0.0), "p99": p99, "over_100ms": count - under}
+    return {"count": count, "sum": gained.get("sum", 0.0), "p99": p99}
 
 
 def _stop(server: Any) -> None:

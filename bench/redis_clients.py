@@ -51,12 +51,11 @@ async def commits(url: str, batches: int, per_batch: int) -> dict[str, float]:
         group = GroupCommit(client, max_batch=per_batch, raw=raw)
 
         async def work(group: GroupCommit = group) -> None:
-            for b in range(batches):
+            for _ in range(batches):
                 results = await asyncio.gather(*(group.execute(("EVALSHA", sha, 2, f"bench:room:{i}",
                                                                 "bench:chan", DOC))
                                                   for i in range(per_batch)))
                 assert all(r == [1] for r in results), results[:1]
-                del b
 
         await work()  # warm: connections open, script cached
         out[name] = await _cpu_us_per(batches, work)

@@ -53,7 +53,7 @@ class NodeLink(Protocol):
 class Hub:
     def __init__(self, settings: Settings, store: RoomStore, clock: Clock, *, publishes: bool,
                  metrics: Metrics | None = None, history: HistoryOutbox | None = None,
-                 make_relay: Callable[[Hub], NodeLink] | None = None) -> None:
+                 make_relay: Callable[[], NodeLink] | None = None) -> None:
         """``make_relay`` builds the relay of sockets whose room is homed on another process
         (with Redis, ``RELAY_SOCKETS``)."""
         self.settings = settings
@@ -96,7 +96,7 @@ class Hub:
             self.subscriber = pubsub.listener(self.settings.redis_url, self.store.shards, self._remote_commit,
                                               self._deaf_for_a_while)
             if self._make_relay is not None:
-                relay = self.relay = self._make_relay(self)
+                relay = self.relay = self._make_relay()
                 relay.start()
                 self._node_channel = self.store.node_channel(self.node_id).encode()
                 self.subscriber.channels.add(self._node_channel)

@@ -10,7 +10,7 @@ first and raises :class:`~app.rooms.outcomes.Refused` (nothing changed), as lobb
 from __future__ import annotations
 
 from app.core.protocol import CHAT_PHRASES, Err
-from app.rooms.events import RoomEventKind
+from app.rooms.events import RoomEventKind, room_event
 from app.rooms.model import Loaded, Room, Seat, Spectator
 from app.rooms.outcomes import NoChange, Refused
 from engine import Event
@@ -36,7 +36,7 @@ def chat(loaded: Loaded, player: str, phrase: str, now_ms: int, interval_ms: int
     if last is not None and now_ms - last < interval_ms:
         raise Refused(Err.RATE_LIMITED, f"one phrase every {interval_ms / 1000:g} s")
     room.last_chat[player] = now_ms
-    return [Event(RoomEventKind.CHAT, {"player": player, "phrase": phrase})]
+    return [room_event(RoomEventKind.CHAT, player=player, phrase=phrase)]
 
 
 def mute(loaded: Loaded, player: str, target: str, muted: bool) -> list[Event]:
@@ -59,4 +59,4 @@ def mute(loaded: Loaded, player: str, target: str, muted: bool) -> list[Event]:
         raise NoChange
     # a new list, never changed in place: the views sent last hold the old one
     room.muted = [*room.muted, target] if muted else [m for m in room.muted if m != target]
-    return [Event(RoomEventKind.MUTED, {"player": target, "muted": muted, "by": player})]
+    return [room_event(RoomEventKind.MUTED, player=target, muted=muted, by=player)]

@@ -24,7 +24,7 @@ from typing import Any
 
 from app.core.protocol import Err
 from app.rooms import lobby
-from app.rooms.events import RoomEventKind
+from app.rooms.events import RoomEventKind, room_event
 from app.rooms.lobby import _deal, _seat_spectators, _verify_can_deal
 from app.rooms.model import LOBBY, MATCH_OVER, MAX_SEATS, ROUND_OVER, Loaded, Room
 from app.rooms.outcomes import NoChange, Refused
@@ -92,7 +92,7 @@ def use_deal(loaded: Loaded, digest: str, deal: dict[str, Any] | None) -> list[E
         if room.deal is None:
             raise NoChange
         room.deal = None
-        return [Event(RoomEventKind.RULES_CHANGED, {"rules": room.rules, "deal": None})]
+        return [room_event(RoomEventKind.RULES_CHANGED, rules=room.rules, deal=None)]
     if room.deal is not None and room.deal["id"] == deal["id"]:
         raise NoChange
     try:
@@ -106,7 +106,7 @@ def use_deal(loaded: Loaded, digest: str, deal: dict[str, Any] | None) -> list[E
     room.deal = {"id": deal["id"], "seed": deal["seed"], "dealer": deal["dealer"], "seats": deal["seats"],
                  "rules": rules}
     picked = {"id": deal["id"], "seats": deal["seats"]}
-    return [Event(RoomEventKind.RULES_CHANGED, {"rules": room.rules, "deal": picked})]
+    return [room_event(RoomEventKind.RULES_CHANGED, rules=room.rules, deal=picked)]
 
 
 def start(loaded: Loaded, player: str, now_ms: int) -> list[Event]:

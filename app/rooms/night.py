@@ -4,7 +4,7 @@ phone and the big screen show the night's story (web/js/story.js) until a next r
 from __future__ import annotations
 
 from app.core.protocol import Err
-from app.rooms.events import RoomEventKind
+from app.rooms.events import RoomEventKind, room_event
 from app.rooms.model import MATCH_OVER, ROUND_OVER, Loaded
 from app.rooms.outcomes import NoChange, Refused
 from engine import Event
@@ -21,4 +21,4 @@ def end_night(loaded: Loaded, player: str) -> list[Event]:
     if room.night_over:
         raise NoChange
     room.night_over = True
-    return [Event(RoomEventKind.NIGHT_OVER, {"by": player})]
+    return [room_event(RoomEventKind.NIGHT_OVER, by=player)]

@@ -67,7 +67,7 @@ def stand_in(loaded: Loaded, seat: Seat) -> list[Event]:
     if seat.bot is not None or seat.dropped_at is None:
         raise NoChange
     seat.bot, seat.away = "easy", True
-    return [Event(RoomEventKind.REPLACED_BY_BOT, {"player": seat.id})]
+    return [room_event(RoomEventKind.REPLACED_BY_BOT, player=seat.id)]
 
 
 def bot_plays(loaded: Loaded, player: str, target: str) -> list[Event]:
@@ -94,7 +94,7 @@ def replace_by_bot(loaded: Loaded, seat: Seat, now_ms: int) -> list[Event]:
     seat.bot, seat.connected, seat.dropped_at, seat.node = "easy", True, None, None
     seat.away = True
     settle_host(room)
-    return [] if stood_in else [Event(RoomEventKind.REPLACED_BY_BOT, {"player": seat.id})]
+    return [] if stood_in else [room_event(RoomEventKind.REPLACED_BY_BOT, player=seat.id)]
 
 
 def hand_to_bot(room: Room, seat: Seat) -> None:
