@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import tempfile
 from pathlib import Path
 
+import httpx._transports.default
 import pytest
 
 from engine import view
+
+# httpx makes an SSL context (certifi's CA certificates loaded: ~20 ms of CPU) for every call of
+# httpx.get or httpx.post, though the tests speak plain HTTP to 127.0.0.1: thousands of them in
+# a run. One context for each set of arguments serves them all (a context is shared safely).
+httpx._transports.default.create_ssl_context = functools.lru_cache(maxsize=8)(
+    httpx._transports.default.create_ssl_context)
 
 _PRISTINE_HINT = copy.deepcopy(view._NO_HINT)
 

@@ -25,9 +25,12 @@ from typing import Any
 
 import httpx
 import jsonpatch
+import orjson
 import pytest
 import redis
 import websockets
+
+from .zygote import ForkedProcess, Zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 #: TEST_REDIS_CLUSTER=1 (tests/conftest.py starts a local cluster) or TEST_REDIS_CLUSTER_URL (a
@@ -110,6 +113,11 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
 
+#: Environment variables the app reads when it is imported (app/core/paths.py): a server with
+#: its own cannot be forked from the zygote's imports
+READ_AT_IMPORT = ("MERCYLESS_HOME",)
+
+
 def _command(module: str) -> list[str]:
     return [module, "serve"] if module == "app" else [module]
 
@@ -144,7 +152,7 @@ class ServerProcess:
             self.env["EMBEDDED_STORE"] = f"{tempfile.gettempdir()}/mercyless-test-{self.prefix}-{self.port}"
         for key, value in settings.items():
             self.env[key.upper()] = json.dumps(value) if isinstance(value, list | dict) else str(value)
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | ForkedProcess | None = None
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
 
@@ -161,10 +169,17 @@ class ServerProcess:
         after another start together."""
         # a file, not a pipe: nobody reads a pipe while the server runs, and a full pipe
         # would stop the server in the middle of a test
-        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process's life
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", *_command(self.module), "--port", str(self.port)], cwd=ROOT, env=self.env,
-            stdout=subprocess.DEVNULL, stderr=self._log)
+        self._log = tempfile.NamedTemporaryFile(prefix="mercyless-log-")  # noqa: SIM115 - kept open for the process's life
+        args = [*_command(self.module)[1:], "--port", str(self.port)]
+        # forked from the imports made once (tests/app/zygote.py), unless a setting read at
+        # import differs from the zygote's
+        zygote = None if any(self.env.get(k) != os.environ.get(k) for k in READ_AT_IMPORT) \
+            else Zygote.shared(str(ROOT))
+        if zygote is not None:
+            self.proc = zygote.start(self.module, args, self.env, str(ROOT), self._log.name)
+        else:
+            self.proc = subprocess.Popen([sys.executable, "-m", self.module, *args], cwd=ROOT, env=self.env,
+                                         stdout=subprocess.DEVNULL, stderr=self._log)
         return self
 
     def wait_started(self) -> ServerProcess:
@@ -251,7 +266,10 @@ class Client:
             if msg["version"] != self.version + 1:
                 self.gaps += 1
                 raise AssertionError(f"version gap: had {self.version}, got {msg['version']}")
-            self.view = jsonpatch.apply_patch(self.view, msg["ops"])
+            # a new document for each patch (a test may hold the one before), copied by orjson:
+            # jsonpatch's own deepcopy of it was the soak's largest cost
+            fresh = orjson.loads(orjson.dumps(self.view))
+            self.view = jsonpatch.apply_patch(fresh, msg["ops"], in_place=True)
             self.version = msg["version"]
             self.events.extend(msg["events"])
         elif kind in ("ack", "error") and msg.get("id") is not None:
