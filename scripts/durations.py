@@ -2,7 +2,7 @@
 ``--durations`` report on standard input; prints tests/durations.txt (tests/conftest.py starts
 the slowest files first)::
 
-    .venv/bin/pytest -n 2 -m "not alone" --durations=0 > run.txt
+    .venv/bin/pytest -n 3 --maxschedchunk 1 -m "not alone" --durations=0 > run.txt
     .venv/bin/python scripts/durations.py < run.txt > tests/durations.txt
 """
 
