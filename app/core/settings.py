@@ -42,9 +42,11 @@ class Settings(BaseSettings):
     # added to every bot's drawn reaction time (engine.ai.reaction); tests set it past any catch
     # window to keep bots from catching
     bot_catch_delay_ms: int = 0
-    # a hard bot's search per decision in a worker process (BOT_WORKERS); less while the
-    # workers have more searches than they can make at once
-    hard_bot_budget_ms: float = 40.0
+    # a hard bot's search per decision in a worker process (BOT_WORKERS), in the worker's CPU
+    # time (and at most three times that of wall clock): what the tournament measures
+    # (engine.ai.hard.SEARCH_BUDGET_MS); less while the workers have more searches than they
+    # can make at once
+    hard_bot_budget_ms: float = 85.0
     # a search not back this long after it was asked (the workers starved of CPU) is dropped:
     # the next tick decides on the loop with bot_inline_budget_ms
     bot_search_overdue_ms: int = Field(default=1_500, gt=0)

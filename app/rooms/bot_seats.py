@@ -38,7 +38,8 @@ def bot_for(loaded: Loaded, player: str, level: str, settings: Settings) -> Bot:
     deal = loaded.game.seed if loaded.game is not None else f"round {room.round}"
     cached = _BOTS.get(key)
     if cached is None or cached[0] != deal or cached[1] != level:
-        options = {"budget_ms": settings.bot_inline_budget_ms} if level in SEARCHING else {}
+        # on the loop, the wall clock bounds the search: that is what the other rooms wait
+        options = {"budget_ms": settings.bot_inline_budget_ms, "clock": "wall"} if level in SEARCHING else {}
         bot = make_bot(level, player, make_rules(room.rules), **options)
         if len(_BOTS) > 4096:
             _BOTS.clear()

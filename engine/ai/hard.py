@@ -26,10 +26,12 @@ while the cards they played since they last got one would not have been the ``no
 heuristic's choices from it (:mod:`engine.ai.model`). ``draws=False`` leaves a draw out of the
 search when a card may be played and no stack is aimed at the seat. ``gate=z`` replaces the
 ``normal`` move's head start by a paired test: the best candidate is played only if it beats the
-``normal`` move by ``z`` standard errors of their world-by-world difference. ``clock="cpu"``
-bounds the search by the process's CPU time instead of the wall clock (``time.process_time``):
-the same budget then buys the same worlds on a busy machine, which is how a tournament compares
-searches bounded by time.
+``normal`` move by ``z`` standard errors of their world-by-world difference. The search is
+bounded by the process's CPU time (``clock="cpu"``, ``time.process_time``): the same budget then
+buys the same worlds on a busy machine, which is how a tournament compares searches bounded by
+time, and how a server's worker (in the idle scheduling class) gets the search that was measured;
+it also stops at ``wall_ms`` of wall clock (three budgets), so a starved worker's table does not
+wait long. ``clock="wall"`` bounds it by the wall clock alone (a search on the server's loop).
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ from .determinize import determinize
 from .normal import NormalBot
 from .rollout import POLICIES, play_out
 
+# The search the server's hard seats make (HARD_BOT_BUDGET_MS) and the tournament measures by
+# default: 85 ms of CPU time a decision, up to 64 worlds, the wild's colour and the 7's partner
+# searched too (WIDE_BUDGET_MS): `printed` 45.3%, `mercyless` 49.0% against three `normal` bots
+# over 2,000 games each, where 40 ms read 42.5% under `printed` (docs/benchmarks.md)
+SEARCH_BUDGET_MS = 85.0
+SEARCH_WORLDS = 64
+# A search timed by CPU time also stops at this many times its budget of wall clock: on a
+# machine busy enough to stretch it that far, its table does not wait for it
+WALL_FACTOR = 3.0
 PRIOR = 0.05  # the head start of the heuristic's own choice, per sampled world
 # From this budget a wild's colour and a 7's partner are searched by default: at 85 ms of CPU time
 # they won more (printed 45.3% against 44.6%, mercyless 49.0% against 47.8%), at 40 ms less (printed
@@ -92,13 +103,13 @@ def fitted_value(s: GameState, seat: int) -> float:
 class HardBot(NormalBot):
     level = "hard"
 
-    def __init__(self, me: str, rules: Rules, *, budget_ms: float = 60.0, horizon: int = 30,
-                 max_worlds: int = 400, policy: str = "guided", crn: bool = True,
+    def __init__(self, me: str, rules: Rules, *, budget_ms: float = SEARCH_BUDGET_MS, horizon: int = 30,
+                 max_worlds: int = SEARCH_WORLDS, policy: str = "guided", crn: bool = True,
                  prior: float = PRIOR, colors: bool | None = None,
                  voids: bool = True, leaf: str = "hands", halving: bool = False,
                  lacks: bool = False, void_color: bool = False, targets: bool | None = None,
                  model: bool = False, model_tries: int = 8, draws: bool = True,
-                 gate: float = 0.0, clock: str = "wall") -> None:
+                 gate: float = 0.0, clock: str = "cpu", wall_ms: float | None = None) -> None:
         super().__init__(me, rules)
         self.budget_ms = budget_ms
         self.horizon = horizon
@@ -122,6 +133,10 @@ class HardBot(NormalBot):
         if clock not in clocks:
             raise ValueError(f"clock must be one of {', '.join(clocks)}, not {clock!r}")
         self.clock = clocks[clock]
+        # the wall clock's bound on a search timed by CPU time (a busy machine stretches that)
+        if wall_ms is None:
+            wall_ms = budget_ms if clock == "wall" else WALL_FACTOR * budget_ms
+        self.wall_ms = wall_ms
         leaves = {"hands": self._value, "fitted": fitted_value}
         if leaf not in leaves:
             raise ValueError(f"leaf must be one of {', '.join(leaves)}, not {leaf!r}")
@@ -223,14 +238,15 @@ class HardBot(NormalBot):
         head start, so noise alone never talks the search out of a sound move."""
         clock = self.clock
         deadline = clock() + self.budget_ms / 1000
+        wall_deadline = time.perf_counter() + self.wall_ms / 1000
         totals = [0.0] * len(candidates)
         values: list[list[float]] = [[] for _ in candidates]  # per world, for ``gate``
         worlds = 0
-        slowest = 0.0  # the longest world so far: a world is only begun if one that long fits
+        slowest = slowest_wall = 0.0  # the longest world so far: one is only begun if one that long fits
         me = self.me
         while worlds < self.max_worlds:
-            started = clock()
-            if worlds and started + slowest > deadline:
+            started, started_wall = clock(), time.perf_counter()
+            if worlds and (started + slowest > deadline or started_wall + slowest_wall > wall_deadline):
                 break
             try:
                 world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks,
@@ -254,6 +270,7 @@ class HardBot(NormalBot):
                 totals[i] += v
                 values[i].append(v)
             slowest = max(slowest, clock() - started)
+            slowest_wall = max(slowest_wall, time.perf_counter() - started_wall)
         if worlds == 0:
             return prior or candidates[0]
         if self.gate > 0 and prior is not None:
@@ -298,6 +315,7 @@ class HardBot(NormalBot):
         with the same randomness after the move, so their means compare like for like."""
         clock = self.clock
         deadline = clock() + self.budget_ms / 1000
+        wall_deadline = time.perf_counter() + self.wall_ms / 1000
         n = len(candidates)
         rounds = max(1, math.ceil(math.log2(n)))
         per_round = self.max_worlds * n / rounds
@@ -306,7 +324,7 @@ class HardBot(NormalBot):
         totals = [0.0] * n
         played = [0] * n
         alive = list(range(n))
-        slowest = 0.0  # the longest rollout so far: one is only begun if one that long fits
+        slowest = slowest_wall = 0.0  # the longest rollout so far: one is only begun if one that long fits
         me = self.me
 
         def score(i: int) -> tuple[float, float]:
@@ -324,14 +342,16 @@ class HardBot(NormalBot):
                 worlds.append((world, world.players.index(me), rng.random()))
             for i in alive:
                 for w in range(played[i], len(worlds)):
-                    started = clock()
-                    if started + slowest > deadline and any(played):
+                    started, started_wall = clock(), time.perf_counter()
+                    late = started + slowest > deadline or started_wall + slowest_wall > wall_deadline
+                    if late and any(played):
                         out_of_time = True
                         break
                     world, seat, seed = worlds[w]
                     totals[i] += self._play(world, seat, candidates[i], seed, rng)
                     played[i] += 1
                     slowest = max(slowest, clock() - started)
+                    slowest_wall = max(slowest_wall, time.perf_counter() - started_wall)
                 if out_of_time:
                     break
             if out_of_time or r == rounds - 1:

@@ -5,9 +5,10 @@ moves round the table game by game), under each preset asked for. Every bot sees
 view and its own copy of the events. Prints the tested seat's win rate with a 95% Wilson
 interval (a random seat wins 25%) and the decision time p50/p99 per level (wall clock, and the
 tested level's CPU time, which a busy machine does not stretch). The ``hard`` bot
-searches for ``--budget-ms`` a decision, so a busy machine makes it weaker (``--set clock=cpu``
-bounds it by CPU time instead, which other processes do not take); with ``--worlds N`` it
-samples exactly N worlds instead, and the win rate is the same on any machine.
+searches as the server's seats do (``--budget-ms`` of CPU time a decision, which other processes
+do not take, up to 64 worlds; ``--set clock=wall`` bounds it by the wall clock instead, which a
+busy machine stretches); with ``--worlds N`` it samples exactly N worlds instead, and the win rate
+is the same on any machine.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..game import apply, new_game, next_deadline
 from ..rules import make_rules
 from ..view import view_for
 from . import make_bot
+from .hard import SEARCH_BUDGET_MS
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -156,7 +158,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--presets", default="mercyless,printed")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--budget-ms", type=float, default=60.0, help="hard bot time per decision")
+    parser.add_argument("--budget-ms", type=float, default=SEARCH_BUDGET_MS,
+                        help="hard bot's CPU time per decision (the server's, HARD_BOT_BUDGET_MS)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes to play in (one core each: the hard bot's search is timed)")
     parser.add_argument("--worlds", type=int, default=None,

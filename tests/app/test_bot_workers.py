@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import fakeredis
@@ -203,6 +204,37 @@ async def test_a_failed_search_is_made_on_the_loop():
         assert len(thinker.asked) == 1 or _actor(hub) == thinker.asked[1][0].me
     finally:
         hub.actor(CODE).task.cancel()
+
+
+def test_a_workers_search_is_the_one_the_tournament_measured_and_the_loops_is_wall_timed(monkeypatch):
+    """The server's hard seats search as engine.ai.tournament measures by default (85 ms of the
+    worker's CPU time, engine.ai.hard.SEARCH_BUDGET_MS); a search made on the loop instead
+    (no workers, or an overdue one) is bounded by the wall clock, which the other rooms wait on."""
+    import engine.ai.think as thinking
+    from app.rooms import bot_seats
+    from engine import new_game
+    from engine.ai import make_bot
+    from engine.ai.hard import SEARCH_BUDGET_MS
+    from engine.rules import make_rules
+
+    settings = Settings()
+    assert settings.hard_bot_budget_ms == SEARCH_BUDGET_MS
+    made: list[Any] = []
+
+    def recording(*args: Any, **options: Any) -> Any:
+        made.append(bot := make_bot(*args, **options))
+        return bot
+
+    monkeypatch.setattr(thinking, "make_bot", recording)
+    rules = make_rules({"turn_timer_s": 0})
+    state, _ = new_game(["a", "b", "c"], rules, "budget")
+    me = state.players[state.turn]
+    think(Thought("hard", me, rules, Memory(me), view_for(state, me), "seed", settings.hard_bot_budget_ms))
+    assert made and made[0].clock is time.process_time and made[0].budget_ms == SEARCH_BUDGET_MS
+    loaded: Any = SimpleNamespace(room=SimpleNamespace(code="WALL", rules={"turn_timer_s": 0}, round=1),
+                                  game=SimpleNamespace(seed="budget"))
+    on_the_loop: Any = bot_seats.bot_for(loaded, me, "hard", settings)
+    assert on_the_loop.clock is time.perf_counter and on_the_loop.budget_ms == settings.bot_inline_budget_ms
 
 
 def test_under_load_each_search_gets_less_time():

@@ -338,6 +338,45 @@ def test_clock_cpu_bounds_the_search_by_cpu_time_not_the_wall_clock(monkeypatch)
         HardBot("a", rules, clock="process")
 
 
+def test_a_search_timed_by_cpu_also_stops_at_three_budgets_of_wall_clock(monkeypatch):
+    """A worker starved of CPU (the machine busy) would take many budgets of wall clock for its
+    CPU budget: the search stops at three, with the worlds it has (``wall_ms`` sets it)."""
+    import engine.ai.hard as hard
+
+    rules = make_rules({"turn_timer_s": 0})
+    me, view, events = _first_turn_with_plays(rules, 2, "clock")
+    monkeypatch.setattr(hard.time, "process_time", lambda: 0.0)  # no CPU time passes
+    ticks = iter(range(0, 10**6, 10))  # each read of the wall clock: 10 seconds later
+    monkeypatch.setattr(hard.time, "perf_counter", lambda: float(next(ticks)))
+    sampled: list[int] = []
+
+    def counting(*args):
+        sampled.append(1)
+        return determinize(*args)
+
+    monkeypatch.setattr(hard, "determinize", counting)
+    for wall_ms, want in ((None, range(1, 4)), (1e9, [12])):
+        sampled.clear()
+        bot = HardBot(me, rules, budget_ms=5_000, max_worlds=12, horizon=3, wall_ms=wall_ms)
+        assert bot.wall_ms == (15_000 if wall_ms is None else wall_ms)
+        bot.observe([e.to_wire(me) for e in events])
+        bot.decide(view, random.Random(1))
+        assert len(sampled) in want, wall_ms
+
+
+def test_the_default_search_is_the_one_the_tournament_measured():
+    """85 ms of CPU time, up to 64 worlds, a wild's colour and a 7's partner searched: the
+    configuration of docs/benchmarks.md's 2,000-game figures (45.3% / 49.0%)."""
+    import time
+
+    from engine.ai.hard import SEARCH_BUDGET_MS, SEARCH_WORLDS
+
+    bot = HardBot("a", make_rules({}))
+    assert (bot.budget_ms, bot.max_worlds, SEARCH_BUDGET_MS, SEARCH_WORLDS) == (85.0, 64, 85.0, 64)
+    assert bot.clock is time.process_time and bot.colors and bot.targets and bot.wall_ms == 255.0
+    assert HardBot("a", make_rules({}), clock="wall").wall_ms == 85.0
+
+
 def test_tournament_options_are_read_as_numbers_booleans_or_strings():
     from engine.ai.tournament import _literal
 
