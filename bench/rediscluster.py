@@ -105,6 +105,10 @@ class LocalCluster:
             [binary, "--port", str(node.port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
              "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+             # a replica's first sync starts at once (Redis waits 5 s for more replicas to share
+             # one transfer), and its primary pings it every second, not 10: a replica is listed
+             # in CLUSTER SLOTS once its replication offset has moved past 0
+             "--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "1",
              "--dir", str(node.dir)],
             stdout=subprocess.DEVNULL, cwd=node.dir)
         return node
