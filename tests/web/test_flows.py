@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import httpx
@@ -16,11 +17,21 @@ from .ui import add_bot, create_room, hand, join_by_link, no_horizontal_scroll
 WILD_DECK = {"w-wild": 40, "r-5": 1, "y-5": 1, "g-5": 1, "b-5": 1}
 
 
+#: Run before each load of the page: the seat's token in localStorage, once (a reload finds what
+#: the page itself left there)
+SEAT_SCRIPT = """(() => {
+  const [code, seat] = %s;
+  if (sessionStorage.getItem(`test.seated.${code}`)) return;
+  sessionStorage.setItem(`test.seated.${code}`, '1');
+  localStorage.setItem('mercyless.rooms', JSON.stringify(
+    {[code]: {token: seat.token, player_id: seat.player_id, at: Date.now()}}));
+})()"""
+
+
 def seat_browser(page, server, code: str, seat: dict) -> None:
-    """Give a browser the token of a seat made over HTTP (as if it had created or joined itself)."""
-    page.goto("/")
-    page.evaluate("""([code, seat]) => localStorage.setItem('mercyless.rooms', JSON.stringify(
-        {[code]: {token: seat.token, player_id: seat.player_id, at: Date.now()}}))""", [code, seat])
+    """Give a browser the token of a seat made over HTTP (as if it had created or joined itself),
+    written before the room's page first runs: that page is the only load of the app."""
+    page.add_init_script(SEAT_SCRIPT % json.dumps([code, seat]))
     page.goto(f"/r/{code}")
 
 
