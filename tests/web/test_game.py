@@ -16,12 +16,19 @@ SOMETHING_TO_DO = """s => Number(document.body.dataset.version) !== s.version
 
 
 def play_until_over(pages_: list, limit_s: float = 120) -> None:
+    """Play the pages' turns until the round is over. It fails when the round stops moving:
+    no page sees a new version for ``limit_s`` (on a loaded machine a round that moves can take
+    longer than that in all; the engine ends a round that never would: MAX_ROUND_MOVES)."""
     deadline = time.monotonic() + limit_s
+    seen = -1
     while True:
         states = [state(p) for p in pages_]
         if all(s["status"] in ("round_over", "match_over") for s in states):
             return
-        assert time.monotonic() < deadline, f"the round did not end in {limit_s}s: {states}"
+        newest = max(s["version"] or 0 for s in states)
+        if newest > seen:
+            seen, deadline = newest, time.monotonic() + limit_s
+        assert time.monotonic() < deadline, f"the round stood still for {limit_s}s: {states}"
         acted = False
         for p in pages_:
             acted = take_turn(p) or acted
