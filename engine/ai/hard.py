@@ -100,6 +100,27 @@ def fitted_value(s: GameState, seat: int) -> float:
     return mine / total
 
 
+class _Budget:
+    """A search's time: its own clock (CPU or wall) and the wall clock's bound. The next world
+    (or rollout) is begun only if one as long as the longest so far still fits under both."""
+
+    def __init__(self, clock: Any, budget_ms: float, wall_ms: float) -> None:
+        self.clock = clock
+        self.deadline = clock() + budget_ms / 1000
+        self.wall_deadline = time.perf_counter() + wall_ms / 1000
+        self.slowest = self.slowest_wall = 0.0
+
+    def begin(self) -> bool:
+        """Note the start of one more; whether one as long as the longest so far fits."""
+        self.started, self.started_wall = self.clock(), time.perf_counter()
+        return (self.started + self.slowest <= self.deadline
+                and self.started_wall + self.slowest_wall <= self.wall_deadline)
+
+    def end(self) -> None:
+        self.slowest = max(self.slowest, self.clock() - self.started)
+        self.slowest_wall = max(self.slowest_wall, time.perf_counter() - self.started_wall)
+
+
 class HardBot(NormalBot):
     level = "hard"
 
@@ -236,17 +257,13 @@ class HardBot(NormalBot):
                 rng: random.Random) -> Action:
         """Mean value per candidate over sampled worlds; the ``normal`` choice gets a small
         head start, so noise alone never talks the search out of a sound move."""
-        clock = self.clock
-        deadline = clock() + self.budget_ms / 1000
-        wall_deadline = time.perf_counter() + self.wall_ms / 1000
+        budget = _Budget(self.clock, self.budget_ms, self.wall_ms)
         totals = [0.0] * len(candidates)
         values: list[list[float]] = [[] for _ in candidates]  # per world, for ``gate``
         worlds = 0
-        slowest = slowest_wall = 0.0  # the longest world so far: one is only begun if one that long fits
         me = self.me
         while worlds < self.max_worlds:
-            started, started_wall = clock(), time.perf_counter()
-            if worlds and (started + slowest > deadline or started_wall + slowest_wall > wall_deadline):
+            if not budget.begin() and worlds:
                 break
             try:
                 world = determinize(view, me, self.rules, self.memory, rng, self.voids, self.lacks,
@@ -269,8 +286,7 @@ class HardBot(NormalBot):
                 v = self.leaf(s, seat)
                 totals[i] += v
                 values[i].append(v)
-            slowest = max(slowest, clock() - started)
-            slowest_wall = max(slowest_wall, time.perf_counter() - started_wall)
+            budget.end()
         if worlds == 0:
             return prior or candidates[0]
         if self.gate > 0 and prior is not None:
@@ -313,9 +329,7 @@ class HardBot(NormalBot):
         candidates (by mean, the ``normal`` choice's head start included) is dropped, and the
         rest are played on more worlds. Survivors have always been played on the same worlds,
         with the same randomness after the move, so their means compare like for like."""
-        clock = self.clock
-        deadline = clock() + self.budget_ms / 1000
-        wall_deadline = time.perf_counter() + self.wall_ms / 1000
+        budget = _Budget(self.clock, self.budget_ms, self.wall_ms)
         n = len(candidates)
         rounds = max(1, math.ceil(math.log2(n)))
         per_round = self.max_worlds * n / rounds
@@ -324,7 +338,6 @@ class HardBot(NormalBot):
         totals = [0.0] * n
         played = [0] * n
         alive = list(range(n))
-        slowest = slowest_wall = 0.0  # the longest rollout so far: one is only begun if one that long fits
         me = self.me
 
         def score(i: int) -> tuple[float, float]:
@@ -342,16 +355,13 @@ class HardBot(NormalBot):
                 worlds.append((world, world.players.index(me), rng.random()))
             for i in alive:
                 for w in range(played[i], len(worlds)):
-                    started, started_wall = clock(), time.perf_counter()
-                    late = started + slowest > deadline or started_wall + slowest_wall > wall_deadline
-                    if late and any(played):
+                    if not budget.begin() and any(played):
                         out_of_time = True
                         break
                     world, seat, seed = worlds[w]
                     totals[i] += self._play(world, seat, candidates[i], seed, rng)
                     played[i] += 1
-                    slowest = max(slowest, clock() - started)
-                    slowest_wall = max(slowest_wall, time.perf_counter() - started_wall)
+                    budget.end()
                 if out_of_time:
                     break
             if out_of_time or r == rounds - 1:

@@ -118,10 +118,6 @@ class RedisServer:
 READ_AT_IMPORT = ("MERCYLESS_HOME",)
 
 
-def _command(module: str) -> list[str]:
-    return [module, "serve"] if module == "app" else [module]
-
-
 class ServerProcess:
     def __init__(self, *, redis: str = "fake", prefix: str | None = None, module: str = "app",
                  **settings: Any) -> None:
@@ -170,7 +166,7 @@ class ServerProcess:
         # a file, not a pipe: nobody reads a pipe while the server runs, and a full pipe
         # would stop the server in the middle of a test
         self._log = tempfile.NamedTemporaryFile(prefix="mercyless-log-")  # noqa: SIM115 - kept open for the process's life
-        args = [*_command(self.module)[1:], "--port", str(self.port)]
+        args = [*(["serve"] if self.module == "app" else []), "--port", str(self.port)]
         # forked from the imports made once (tests/app/zygote.py), unless a setting read at
         # import differs from the zygote's
         zygote = None if any(self.env.get(k) != os.environ.get(k) for k in READ_AT_IMPORT) \

@@ -32,7 +32,6 @@ def _run_server(request: dict[str, Any]) -> int:
     import atexit
     import traceback
 
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
     log = os.open(request["log"], os.O_WRONLY | os.O_APPEND)
     os.dup2(devnull, 0)
