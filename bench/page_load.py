@@ -126,7 +126,17 @@ def main() -> None:
                     page.wait_for_load_state("load")
                 return load
 
+            def renderers() -> int:
+                return sum(kind == "renderer" for kind, _ in cpu_by_process(set()).values())
+
+            idle_renderers = renderers()  # with no page open (a spare, kept ready for the next)
+
             def one_load(load: Callable[[Page], None] | None) -> dict[str, float]:
+                # the last load's renderer gone first: its ending would count as this load's work
+                for _ in range(100):
+                    if renderers() <= idle_renderers:
+                        break
+                    time.sleep(0.05)
                 watched = {server.pid} | ({static.pid} if static else set())
                 before = cpu_by_process(watched)
                 context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844},
