@@ -36,6 +36,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from bench.bots import _stop, spawn_embedded
 from bench.loadgen import _free_port
+from tests.web.test_flows import SEAT_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -43,11 +44,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 KINDS = ("browser", "renderer", "server", "driver")
 #: a reading of the watched processes: pid -> (kind, CPU seconds so far)
 Reading = dict[int, tuple[str, float]]
-SEAT = """(() => {
-  const [code, seat] = %s;
-  localStorage.setItem('mercyless.rooms', JSON.stringify(
-    {[code]: {token: seat.token, player_id: seat.player_id, at: Date.now()}}));
-})()"""
 #: a module's body: some functions to parse and compile, as the client's modules have
 BODY = "".join(f"export function f{{n}}_{j}(a) {{{{ return a.map((x) => x * {j}).filter((x) => x % 3)"
                f".reduce((p, q) => p + q, 0); }}}}\n" for j in range(40))
@@ -107,12 +103,10 @@ def main() -> None:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            scripts: list[str] = []
 
             def room(page: Page) -> None:
                 made = httpx.post(f"{url}/api/rooms", json={"name": "Ann"}).json()
-                page.add_init_script(SEAT % json.dumps([made["code"], made]))
-                page.on("request", lambda r: scripts.append(r.url) if r.resource_type == "script" else None)
+                page.add_init_script(SEAT_SCRIPT % json.dumps([made["code"], made]))
                 page.goto(f"{url}/r/{made['code']}")
                 page.wait_for_selector(".seatlist .seat")
 
@@ -149,8 +143,16 @@ def main() -> None:
                 context.close()
                 return used_between(before, after)
 
-            one_load(room)  # warm-up: the server's first requests, the disk's caches
-            count = len(set(scripts))
+            # warm-up (the server's first requests, the disk's caches), counting the room page's
+            # scripts; the timed loads listen to no request (the driver would then forward each)
+            scripts: set[str] = set()
+
+            def counted_room(page: Page) -> None:
+                page.on("request", lambda r: scripts.add(r.url) if r.resource_type == "script" else None)
+                room(page)
+
+            one_load(counted_room)
+            count = len(scripts)
             write_modules(scratch, count)
             command = [sys.executable, "-m", "http.server", str(static_port), "-b", "127.0.0.1",
                        "-d", str(scratch)]
