@@ -1,8 +1,10 @@
 """What opening the client costs the machine, by process: ``python -m bench.page_load [--loads 6]``.
 
 Every browser test pays this for each player it opens, and a phone pays it at each first visit.
-Chromium (headless, as the tests drive it: Playwright, /usr/bin/chromium) opens, each
-``--loads`` times, in rounds so that a drift in the machine's pace falls on all alike:
+Debian's Chromium, headless as the tests drive it (Playwright), both as the full browser
+(/usr/bin/chromium) and as the old headless shell (/usr/bin/chromium-headless-shell, what most
+browser tests run on; left out when it is not installed), opens, each ``--loads`` times, in rounds
+so that a drift in the machine's pace falls on all alike:
 
 - ``blank``: a new browser context and its page on about:blank (a test's player before any load);
 - ``landing``: the landing page, until its name field shows;
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import httpx
 import psutil
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from bench.bots import _stop, spawn_embedded
 from bench.loadgen import _free_port
@@ -40,6 +42,7 @@ from tests.web.test_flows import SEAT_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_SHELL = os.environ.get("CHROMIUM_SHELL", "/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]  # as tests/web
 KINDS = ("browser", "renderer", "server", "driver")
 #: a reading of the watched processes: pid -> (kind, CPU seconds so far)
@@ -102,7 +105,9 @@ def main() -> None:
     static = None
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browsers = {name: pw.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
+                        for name, path in (("full", CHROMIUM), ("shell", CHROMIUM_SHELL))
+                        if shutil.which(path) or Path(path).exists()}
 
             def room(page: Page) -> None:
                 made = httpx.post(f"{url}/api/rooms", json={"name": "Ann"}).json()
@@ -125,7 +130,7 @@ def main() -> None:
 
             idle_renderers = renderers()  # with no page open (a spare, kept ready for the next)
 
-            def one_load(load: Callable[[Page], None] | None) -> dict[str, float]:
+            def one_load(browser: Browser, load: Callable[[Page], None] | None) -> dict[str, float]:
                 # the last load's renderer gone first: its ending would count as this load's work
                 for _ in range(100):
                     if renderers() <= idle_renderers:
@@ -151,7 +156,8 @@ def main() -> None:
                 page.on("request", lambda r: scripts.add(r.url) if r.resource_type == "script" else None)
                 room(page)
 
-            one_load(counted_room)
+            for i, browser in enumerate(browsers.values()):
+                one_load(browser, room if i else counted_room)
             count = len(scripts)
             write_modules(scratch, count)
             command = [sys.executable, "-m", "http.server", str(static_port), "-b", "127.0.0.1",
@@ -166,17 +172,20 @@ def main() -> None:
             cases: dict[str, Callable[[Page], None] | None] = {
                 "blank": None, "landing": landing, "room": room,
                 f"{count} modules": synthetic("many"), "1 file": synthetic("one")}
-            runs: dict[str, list[dict[str, float]]] = {name: [] for name in cases}
+            runs: dict[str, list[dict[str, float]]] = {
+                f"{name} ({which})": [] for which in browsers for name in cases}
             for _ in range(args.loads):
-                for name, load in cases.items():
-                    runs[name].append(one_load(load))
-            browser.close()
+                for which, browser in browsers.items():
+                    for name, load in cases.items():
+                        runs[f"{name} ({which})"].append(one_load(browser, load))
+            for browser in browsers.values():
+                browser.close()
         print(f"CPU ms per load (median of {args.loads}); the room page fetched {count} scripts")
-        print(f"{'':14}" + "".join(f"{k:>10}" for k in (*KINDS, "all")))
+        print(f"{'':22}" + "".join(f"{k:>10}" for k in (*KINDS, "all")))
         for name, rows in runs.items():
             medians = [statistics.median(r[k] for r in rows) * 1000 for k in KINDS]
             total = statistics.median(sum(r.values()) for r in rows) * 1000
-            print(f"{name:14}" + "".join(f"{m:10.0f}" for m in medians) + f"{total:10.0f}")
+            print(f"{name:22}" + "".join(f"{m:10.0f}" for m in medians) + f"{total:10.0f}")
     finally:
         if static is not None:
             static.kill()

@@ -1,8 +1,12 @@
 """Browser tests: Debian's Chromium driven by Playwright's sync API against a real server process.
 
-No browser download ever happens: Playwright launches /usr/bin/chromium. One server and one browser
-serve the whole module set; every test opens its own browser contexts (separate localStorage, so
-separate players).
+No browser download ever happens: Playwright launches Debian's build of Chromium as the old headless
+shell (/usr/bin/chromium-headless-shell, the build Playwright itself runs headless tests on), and
+the full browser (/usr/bin/chromium) for what only it does (`full_pages`: a service worker's
+notifications; tests/web/test_app_shell.py's own browsers). The shell costs a page about a third
+of the full browser's CPU (python -m bench.page_load), and the suite is CPU-bound. Without the
+shell, every test runs on the full browser. One server and one browser serve the whole module set;
+every test opens its own browser contexts (separate localStorage, so separate players).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import pytest
 from tests.app.harness import ROOT, ServerProcess
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_SHELL = os.environ.get("CHROMIUM_SHELL", "/usr/bin/chromium-headless-shell")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = ROOT / "artifacts"
 
 import playwright.sync_api as playwright_sync  # noqa: E402 - in the dev extra: a missing one fails
@@ -37,15 +43,34 @@ def web_server() -> Iterator[ServerProcess]:
     assert "Traceback" not in err, err[-3000:]
 
 
+def _installed(path: str) -> bool:
+    return bool(shutil.which(path)) or Path(path).exists()
+
+
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+def playwright_driver() -> Iterator[object]:
     with playwright_sync.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
-        b.close()
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def full_browser(playwright_driver) -> Iterator[object]:
+    """The full Chromium, for the few tests that need what the headless shell lacks."""
+    if not _installed(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    b = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver, request) -> Iterator[object]:
+    if not _installed(CHROMIUM_SHELL):
+        yield request.getfixturevalue("full_browser")
+        return
+    b = playwright_driver.chromium.launch(executable_path=CHROMIUM_SHELL, headless=True, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
 
 
 class Pages:
@@ -87,6 +112,16 @@ class Pages:
 
 @pytest.fixture
 def pages(browser: object, web_server: ServerProcess) -> Iterator[Pages]:
+    yield from _opened_pages(browser, web_server)
+
+
+@pytest.fixture
+def full_pages(full_browser: object, web_server: ServerProcess) -> Iterator[Pages]:
+    """`pages` on the full Chromium."""
+    yield from _opened_pages(full_browser, web_server)
+
+
+def _opened_pages(browser: object, web_server: ServerProcess) -> Iterator[Pages]:
     p = Pages(browser, web_server.url)
     yield p
     p.close()

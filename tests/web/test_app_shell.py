@@ -278,10 +278,11 @@ def test_a_lan_page_has_no_worker_nor_notifications_and_keeps_the_screen_on_by_v
     assert not errors, errors
 
 
-def test_a_hidden_page_is_told_its_turn_came(pages, web_server):
+def test_a_hidden_page_is_told_its_turn_came(full_pages, web_server):
     made = web_server.create("Ann", rules={"turn_timer_s": 0, "deck": ALL_FIVES})
     code = made["code"]
-    page = pages.new(phone=True, service_workers="allow")  # the notice comes by the worker
+    # the notice comes by the worker, which the headless shell gives no notifications
+    page = full_pages.new(phone=True, service_workers="allow")
     page.context.grant_permissions(["notifications"])
     page.add_init_script(HIDE_AT_WILL)
     page.add_init_script(CAPTURE_NOTIFICATIONS)
