@@ -55,7 +55,7 @@ def spawn_embedded(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[by
     # (its log is left out: a loaded server stopped mid-play logs every socket it cancels)
     proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)],
                             env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
-    return proc, wait_until_up(proc, port, tries=300)
+    return proc, wait_until_up(proc, port)
 
 
 async def probe(url: str, control: Connection) -> None:

@@ -258,11 +258,15 @@ def spawn(redis_url: str, prefix: str | None = None, env: dict[str, str] | None 
     return proc, wait_until_up(proc, port)
 
 
-def wait_until_up(proc: subprocess.Popen[bytes], port: int, tries: int = 200) -> str:
+def wait_until_up(proc: subprocess.Popen[bytes], port: int, within_s: float = 30.0) -> str:
     """The URL of the server ``proc`` started on ``port``, once it answers (it is killed if it
-    does not within ``tries`` looks, 50 ms apart)."""
+    does not within ``within_s`` seconds: a fresh interpreter on a machine busy with a parallel
+    test run took over 10 s once)."""
     url = f"http://127.0.0.1:{port}"
-    for _ in range(tries):
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{url}/healthz", timeout=0.5).status_code == 200:
                 return url

@@ -37,10 +37,8 @@ if [ ! -f "$stamp" ] || [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
   # pip and setuptools first (locked too), then the dependencies, then the project; the locked
   # setuptools builds what comes as source only (rlcard in the bench extra) and the project
-  # (--no-compile: Python compiles a module when it first imports it, a part of the packages only;
-  # pip compiling every one of them was ~10 s of the ~45 s here)
   .venv/bin/python -m pip install -q --require-hashes -r requirements/build.txt
-  .venv/bin/python -m pip install -q --no-compile --require-hashes --no-build-isolation -r "$lock"
+  .venv/bin/python -m pip install -q --require-hashes --no-build-isolation -r "$lock"
   .venv/bin/python -m pip install -qq --no-deps --no-build-isolation -e .
   touch "$stamp"
 fi
