@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -38,12 +37,10 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from bench.bots import _stop, spawn_embedded
 from bench.loadgen import _free_port
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SHELL, installed
 from tests.web.test_flows import SEAT_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_SHELL = os.environ.get("CHROMIUM_SHELL", "/usr/bin/chromium-headless-shell")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]  # as tests/web
 KINDS = ("browser", "renderer", "server", "driver")
 #: a reading of the watched processes: pid -> (kind, CPU seconds so far)
 Reading = dict[int, tuple[str, float]]
@@ -107,7 +104,7 @@ def main() -> None:
         with sync_playwright() as pw:
             browsers = {name: pw.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
                         for name, path in (("full", CHROMIUM), ("shell", CHROMIUM_SHELL))
-                        if shutil.which(path) or Path(path).exists()}
+                        if installed(path)}
 
             def room(page: Page) -> None:
                 made = httpx.post(f"{url}/api/rooms", json={"name": "Ann"}).json()

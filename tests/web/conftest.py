@@ -43,7 +43,8 @@ def web_server() -> Iterator[ServerProcess]:
     assert "Traceback" not in err, err[-3000:]
 
 
-def _installed(path: str) -> bool:
+def installed(path: str) -> bool:
+    """Whether the browser at `path` (a command or a file) is on this machine."""
     return bool(shutil.which(path)) or Path(path).exists()
 
 
@@ -56,7 +57,7 @@ def playwright_driver() -> Iterator[object]:
 @pytest.fixture(scope="session")
 def full_browser(playwright_driver) -> Iterator[object]:
     """The full Chromium, for the few tests that need what the headless shell lacks."""
-    if not _installed(CHROMIUM):
+    if not installed(CHROMIUM):
         pytest.fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
     b = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
     yield b
@@ -65,7 +66,7 @@ def full_browser(playwright_driver) -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def browser(playwright_driver, request) -> Iterator[object]:
-    if not _installed(CHROMIUM_SHELL):
+    if not installed(CHROMIUM_SHELL):
         yield request.getfixturevalue("full_browser")
         return
     b = playwright_driver.chromium.launch(executable_path=CHROMIUM_SHELL, headless=True, args=CHROMIUM_ARGS)
