@@ -89,8 +89,11 @@ def take_turn(page) -> bool:
     if s["status"] != "playing":
         return False
     if s["dialog"]:
-        # any choice: the first option (a colour, a target, a top card)
-        page.locator("#dlg[open] .dlg-option").first.click()
+        # any choice: the first option (a colour, a target, a top card). The dialog can close
+        # between the read and the click (a card asked its colour here, and a bot's catch then
+        # changed the hand): a short click that finds no option means "read the page again"
+        if not _click_if_still_there(page, "#dlg[open] .dlg-option >> nth=0"):
+            return False
         page.wait_for_function(
             "v => !document.querySelector('#dlg[open]') || Number(document.body.dataset.version) > v",
             arg=s["version"])
