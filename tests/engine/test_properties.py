@@ -30,8 +30,11 @@ view, so internal renames cannot break these tests.
 
 from __future__ import annotations
 
+import fcntl
 import inspect
 import json
+import os
+import pickle
 import random
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -735,7 +738,23 @@ SWEEP_GAMES = 160
 
 
 @pytest.fixture(scope="module")
-def sweep() -> dict[str, Any]:
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The sweep's findings, played once per run: in the parallel run (pytest-xdist) the tests
+    that read it go to different workers, and each would play the whole sweep again; the first
+    plays it and leaves it in the run's shared temporary folder, the others wait and read it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return play_sweep()
+    shared = tmp_path_factory.getbasetemp().parent / "engine-sweep.pickle"
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if shared.exists():
+            return pickle.loads(shared.read_bytes())
+        found = play_sweep()
+        shared.write_bytes(pickle.dumps(found))
+        return found
+
+
+def play_sweep() -> dict[str, Any]:
     stats: Counter = Counter()
     seen: dict[str, set] = {name: set() for name in ENUM_OPTIONS}
     seen.update(turn_timer_off=set(), players=set(), scoring=set(), custom_deck=set())
