@@ -186,7 +186,15 @@ class Watcher:
     def until(self, done, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
         while not done():
-            msg = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            try:
+                msg = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            except TimeoutError:
+                # what a failure needs: where the room stood when the wait gave up
+                g = self.view.get("game") or {}
+                raise TimeoutError(f"nothing after {timeout} s: version {self.version}, status "
+                                   f"{(self.view.get('room') or {}).get('status')}, turn {g.get('turn')}, "
+                                   f"pending {g.get('pending')}, players {self.view.get('players')}, "
+                                   f"last events {self.events[-6:]}") from None
             if msg["type"] == "welcome":
                 self.version, self.view = msg["version"], msg["state"]
             elif msg["type"] == "patch" and msg["version"] == self.version + 1:
