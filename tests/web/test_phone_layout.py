@@ -166,7 +166,8 @@ LATEST_JS = """async () => {
   // rendered here with no version ("0"); a patch that comes in before the reading (a closed
   // socket's player dropped, the TV's own arrival) draws the box again and fits it one frame
   // later, so the box is drawn and read again, until a reading no patch came before
-  for (let tries = 0; ; tries++) {
+  let tries = 0;
+  for (; ; tries++) {
     m.renderTv(m.tvView());
     await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     if (document.body.dataset.version === '0' || tries === 5) break;
@@ -174,7 +175,13 @@ LATEST_JS = """async () => {
   const list = document.querySelector('.tv-latest').getBoundingClientRect();
   const lines = [...document.querySelectorAll('.tv-latest li')].filter((li) => !li.hidden)
     .map((li) => li.getBoundingClientRect());
-  return {list: [list.top, list.bottom], lines: lines.map((r) => [r.top, r.bottom])};
+  // what a failure needs (it failed twice in full runs, never alone): how many drawings it took,
+  // the version drawn last, the side column's parts, the lines in all
+  const side = [...document.querySelectorAll('.tv-side > *')].map((el) =>
+    [el.className, Math.round(el.getBoundingClientRect().height), el.hidden]);
+  return {list: [list.top, list.bottom], lines: lines.map((r) => [r.top, r.bottom]),
+          context: {tries, version: document.body.dataset.version, side,
+                    all: document.querySelectorAll('.tv-latest li').length}};
 }"""
 
 
