@@ -27,6 +27,12 @@ ARTIFACTS = ROOT / "artifacts"
 
 import playwright.sync_api as playwright_sync  # noqa: E402 - in the dev extra: a missing one fails
 
+# Playwright's expect() waits 5 s for a page to come to what it asserts, its actions and waits the
+# context's 10 s (Pages.new): on a loaded machine a table took longer than 5 s to appear after a
+# start (a clean clone's test_ring), so every wait gets the one limit. A test that times something
+# measures it against a baseline of its own; this is only how long a page may take to get there.
+playwright_sync.expect.set_options(timeout=10_000)
+
 
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
