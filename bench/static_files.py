@@ -41,15 +41,16 @@ def main() -> None:
     try:
         with httpx.Client(base_url=url) as client:
             etag = client.get("/js/cards.js").headers["etag"]
-            cases = {"/healthz": {}, "/README.md": {}, "/js/cards.js": {}, "/css/style.css": {}, "/": {},
-                     "/js/cards.js (304)": {"if-none-match": etag}}
+            #: name -> (path, request headers)
+            plain = ("/healthz", "/README.md", "/js/cards.js", "/css/style.css", "/")
+            cases = {path: (path, {}) for path in plain}
+            cases["/js/cards.js (304)"] = ("/js/cards.js", {"if-none-match": etag})
             runs: dict[str, list[float]] = {name: [] for name in cases}
-            for name, headers in cases.items():  # warm-up
+            for path, headers in cases.values():  # warm-up
                 for _ in range(20):
-                    client.get(name.split(" ")[0], headers=headers)
+                    client.get(path, headers=headers)
             for _ in range(ROUNDS):
-                for name, headers in cases.items():
-                    path = name.split(" ")[0]
+                for name, (path, headers) in cases.items():
                     before = cpu()
                     for _ in range(args.requests):
                         answer = client.get(path, headers=headers)

@@ -110,8 +110,8 @@ class ShellFiles(StaticFiles):
 
     async def get_response(self, path: str, scope: Scope) -> Response:
         # -- speed: the shell's files from the bytes its version was hashed from (read once for
-        # that), not from the disk through a worker thread for each request: 1.4-1.7 -> ~0.4 ms
-        # of the server's CPU a file, and a page fetches ~65 of them (docs/performance.md). The
+        # that), not from the disk through a worker thread for each request: 0.85 -> 0.25 ms of
+        # the server's CPU a file, and a page fetches ~65 of them (docs/performance.md). The
         # body is then always the one the version names. The rest (a folder, a missing file,
         # HEAD) as StaticFiles answers it.
         rel = path.replace(os.sep, "/").strip("/")
