@@ -33,7 +33,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
-from bench.loadgen import _free_port
+from bench.loadgen import _free_port, cpu_seconds
 from bench.rediscluster import LocalCluster
 from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
 
@@ -159,6 +159,9 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
     def cpu() -> float:
         return sum(tree_cpu_s(server.pid) for server in servers)
 
+    def loop_cpu() -> float:  # the servers' own processes: their loops, without the bots' searches
+        return sum(cpu_seconds(server.pid) for server in servers)
+
     def rss() -> int:
         return sum(process_rss_kb(server.pid) for server in servers)
 
@@ -195,12 +198,12 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         time.sleep(args.warmup)
         versions0 = _merge(city.ask("tally"))["versions"]
         histograms0 = server_histograms(ports)
-        cpu0 = cpu()
+        cpu0, loop_cpu0 = cpu(), loop_cpu()
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < args.duration:
             time.sleep(min(1.0, args.duration - (time.perf_counter() - t0)))
             peak_rss = max(peak_rss, rss())
-        play_cpu = cpu() - cpu0
+        play_cpu, play_loop_cpu = cpu() - cpu0, loop_cpu() - loop_cpu0
         elapsed = time.perf_counter() - t0
         histograms1 = server_histograms(ports)
         played = _merge(city.ask("tally"))
@@ -220,7 +223,9 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         "idle_cpu_us_per_socket_s": idle_per_socket_us,
         "active_part_us_per_action": (play_cpu - idle_cpu / args.idle * elapsed) / actions * 1e6 if actions
         else float("nan"),
-        "server_cpu_share": play_cpu / elapsed, "peak_rss_mb": peak_rss / 1024,
+        "server_cpu_share": play_cpu / elapsed, "loop_cpu_share": play_loop_cpu / elapsed,
+        "loop_cpu_us_per_action": play_loop_cpu / actions * 1e6 if actions else float("nan"),
+        "peak_rss_mb": peak_rss / 1024,
         "errors": played["errors"], "retries": played["failures"],
         "full_collections": histogram_window(histograms0, histograms1,
                                              'mercyless_gc_pause_seconds{generation="2"}'),
@@ -236,7 +241,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
           f"({result['active_part_us_per_action']:.0f} beyond the idle cost; "
           f"{result['cpu_us_per_commit']:.0f} per commit, the bots' moves too), "
           f"idle {idle_per_socket_us:.1f} us per socket-second, "
-          f"{100 * result['server_cpu_share']:.0f}% of a core; "
+          f"{100 * result['server_cpu_share']:.0f}% of a core (its loop's process "
+          f"{100 * result['loop_cpu_share']:.0f}%, {result['loop_cpu_us_per_action']:.0f} us/action); "
           f"peak RSS {result['peak_rss_mb']:.0f} MB (app and children); "
           f"server side: inbox to commit p99 <= {1000 * result['inbox_to_commit']['p99']:.0f} ms, "
           f"the loop late p99 <= {1000 * result['loop_late']['p99']:.0f} ms, "
