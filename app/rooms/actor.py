@@ -156,6 +156,12 @@ class RoomActor:
                 events = intent.run(loaded, now)
             except Thinking:  # a worker searches for a bot's move: nothing changed yet
                 intent.resolve(ack(intent.msg_id))
+                # the index now holds when the search runs late, not the bot's due time gone by,
+                # which woke the room again at every wake-up of every process's scheduler
+                if not await services.deadlines.arm(self.code, self.indexed_due(loaded, now),
+                                                    loaded.room.version):
+                    self.loaded = None
+                    await self._rearm()
                 return
             except NoChange:
                 answer = ack(intent.msg_id)
@@ -275,10 +281,14 @@ class RoomActor:
         services.deadlines.note_due(self.code, due)  # indexed in Redis by the commit itself
 
     def indexed_due(self, loaded: Loaded, now: int) -> int | None:
-        """When the deadline index should wake the room: its next deadline, but no later than
-        the moment its keys expire if nothing touches it (that tick finds it gone and drops the
-        entry, so the index never outlives the room)."""
-        due = timers.next_due(loaded, self.services.settings)
+        """When the deadline index should wake the room: its next deadline (a bot's move whose
+        search runs here: when the search is overdue), but no later than the moment its keys
+        expire if nothing touches it (that tick finds it gone and drops the entry, so the index
+        never outlives the room)."""
+        version = loaded.room.version
+        searching = [since for (_, asked), since in self._thinking.items() if asked == version]
+        overdue = min(searching) + self.services.settings.bot_search_overdue_ms if searching else 0
+        due = timers.next_due(loaded, self.services.settings, overdue)
         if due is None:
             return None
         expiry = loaded.room.updated_ms + self.services.store.ttl_ms + EXPIRY_MARGIN_MS

@@ -72,7 +72,10 @@ def _catch_due(loaded: Loaded, settings: Settings) -> tuple[int, str, str] | Non
     return best
 
 
-def next_due(loaded: Loaded, settings: Settings) -> int | None:
+def next_due(loaded: Loaded, settings: Settings, bot_not_before: int = 0) -> int | None:
+    """When the room's next step is due (None: nothing is). ``bot_not_before`` holds a bot's
+    move back until then: its search runs elsewhere, and only its answer, or the search running
+    late, needs the room woken."""
     room = loaded.room
     # in the lobby a dropped player just waits (the host may remove the seat); the grace runs
     # only while a round is on or between rounds
@@ -87,7 +90,7 @@ def next_due(loaded: Loaded, settings: Settings) -> int | None:
         if nd is not None:
             times.append(nd[1])
         if room.bot_due is not None:
-            times.append(room.bot_due)
+            times.append(max(room.bot_due, bot_not_before))
         catch = _catch_due(loaded, settings)
         if catch is not None:
             times.append(catch[0])

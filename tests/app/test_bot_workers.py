@@ -206,6 +206,60 @@ async def test_a_failed_search_is_made_on_the_loop():
         hub.actor(CODE).task.cancel()
 
 
+async def test_while_a_search_runs_the_index_wakes_the_room_only_once_it_is_overdue():
+    """The bot's due time, gone by, stayed in the deadline index while its worker searched: each
+    wake-up of any process's scheduler fired the room again (14,000 useless ticks in 30 s at
+    2,000 rooms, ``bench.city``), and rooms waiting on searches took the first places the
+    scheduler reads from the index. Now the index holds when the search runs late."""
+    at = await _at_the_bots_turn(Settings(bot_delay_ms=0, bot_workers=0, bot_search_overdue_ms=1500))
+    if at is None:
+        return
+    hub, clock, thinker, _, _ = at
+    asked_at = clock.ms
+    await hub.submit(CODE, hub.actor(CODE).tick_intent())
+    assert len(thinker.asked) == 1
+    assert await hub.store.due_rooms(asked_at + 1499) == []
+    assert await hub.store.due_rooms(asked_at + 1500) == [CODE]
+    assert hub.scheduler.local_due[CODE] == asked_at + 1500
+    version = await _version(hub)
+    first, answer = thinker.asked[0]
+    answer.set_result(think(first))
+    await _settle(hub)
+    moved = await _version(hub)
+    assert moved > version  # the answer applied
+    # (a skip can give the bot its turn again: a search for the new version)
+    assert all(asked == moved for _, asked in hub.actor(CODE)._thinking)
+    hub.actor(CODE).task.cancel()
+
+
+async def test_a_bot_s_move_queues_another_tick_only_when_more_is_due():
+    """Each step a tick made queued another tick, which mostly found nothing due and read the
+    room back from Redis (3,600 in 30 s at 2,000 rooms): now only when a step is due at once."""
+    at = await _at_the_bots_turn(Settings(bot_delay_ms=0, bot_workers=0))
+    if at is None:
+        return
+    hub, _, thinker, host, _ = at
+    actor = hub.actor(CODE)
+    queued: list[int] = []
+    real_again = actor._tick_again
+
+    def again() -> None:
+        queued.append(1)
+        real_again()
+
+    actor._tick_again = again  # type: ignore[method-assign]
+    await hub.submit(CODE, actor.tick_intent())
+    first, answer = thinker.asked[0]
+    answer.set_result(think(first))
+    await _settle(hub)
+    loaded = actor.loaded
+    assert loaded is not None and loaded.game is not None
+    if loaded.game.winner is None and _actor(hub) == host:  # (a skip or a reverse: the bot again)
+        assert queued == []  # the host's turn: nothing due, nothing queued
+        assert actor.loaded is loaded  # and the room not read back
+    actor.task.cancel()
+
+
 def test_a_workers_search_is_the_one_the_tournament_measured_and_the_loops_is_wall_timed(monkeypatch):
     """The server's hard seats search as engine.ai.tournament measures by default (85 ms of the
     worker's CPU time, engine.ai.hard.SEARCH_BUDGET_MS); a search made on the loop instead
