@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -31,6 +32,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench import crowd
 from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
 from bench.loadgen import _free_port, cpu_seconds
@@ -38,6 +40,7 @@ from bench.rediscluster import LocalCluster
 from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
 
 LEVELS = ("easy", "normal", "hard")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _worker(url: str, rooms: list[list[tuple[str, str, bool]]], bots: list[int], interval: float,
@@ -71,6 +74,7 @@ async def _work(url: str, rooms: list[list[Seat]], bots: list[int], interval: fl
                 start_at: float, seed: int, conn: Any) -> None:
     rng = random.Random(seed)
     tally = Tally()
+    crowd.keep_collector_young(tally)
     phones = [[Phone(url, seat, tally, random.Random(rng.random())) for seat in room] for room in rooms]
     loop = asyncio.get_running_loop()
 
@@ -107,7 +111,8 @@ async def _work(url: str, rooms: list[list[Seat]], bots: list[int], interval: fl
             versions = sum(max(p.seat.version for p in room) for room in phones)
             conn.send(dict(tally.as_dict(), cpu_s=own_cpu_s() - cpu0, versions=versions))
             cpu0 = own_cpu_s()
-            for kept in (tally.first_welcome_s, tally.rewelcome_s, tally.latencies_ms):
+            for kept in (tally.first_welcome_s, tally.rewelcome_s, tally.latencies_ms,
+                         tally.collector_pauses_ms):
                 kept.clear()
             tally.failures.clear()
             tally.errors.clear()
@@ -132,10 +137,11 @@ def city_workers(url: str, rooms: list[list[Seat]], bots: list[int], workers: in
 
 
 def _merge(tallies: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"latencies_ms": [], "errors": {}, "failures": {}, "actions": 0, "cpu_s": 0.0,
-                           "pings": 0, "versions": 0}
+    out: dict[str, Any] = {"latencies_ms": [], "collector_pauses_ms": [], "errors": {}, "failures": {},
+                           "actions": 0, "cpu_s": 0.0, "pings": 0, "versions": 0}
     for tally in tallies:
         out["latencies_ms"] += tally["latencies_ms"]
+        out["collector_pauses_ms"] += tally["collector_pauses_ms"]
         out["actions"] += tally["actions"]
         out["pings"] += tally["pings"]
         out["cpu_s"] += tally["cpu_s"]
@@ -198,12 +204,13 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         time.sleep(args.warmup)
         versions0 = _merge(city.ask("tally"))["versions"]
         histograms0 = server_histograms(ports)
-        cpu0, loop_cpu0 = cpu(), loop_cpu()
+        cpu0, loop_cpu0, waits0 = cpu(), loop_cpu(), machine_waits()
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < args.duration:
             time.sleep(min(1.0, args.duration - (time.perf_counter() - t0)))
             peak_rss = max(peak_rss, rss())
         play_cpu, play_loop_cpu = cpu() - cpu0, loop_cpu() - loop_cpu0
+        steal, pressure = (after - before for after, before in zip(machine_waits(), waits0, strict=True))
         elapsed = time.perf_counter() - t0
         histograms1 = server_histograms(ports)
         played = _merge(city.ask("tally"))
@@ -231,6 +238,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
                                              'mercyless_gc_pause_seconds{generation="2"}'),
         "loop_late": histogram_window(histograms0, histograms1, "mercyless_loop_late_seconds"),
         "inbox_to_commit": histogram_window(histograms0, histograms1, "mercyless_action_seconds"),
+        "steal_share": steal / elapsed, "cpu_pressure_share": pressure / elapsed,
+        "generator_longest_pause_ms": max(played["collector_pauses_ms"], default=0.0),
         "generator_cpu_share": (played["cpu_s"] + idle["cpu_s"]) / (elapsed + args.idle),
     }
     print(f"{rooms_n} rooms on {args.processes} process(es) ({sockets} sockets, {screens} screens, "
@@ -251,8 +260,25 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
           f"errors {played['errors'] or 'none'}; "
           f"retries {played['failures'] or 'none'}; "
           f"generator {100 * result['generator_cpu_share']:.0f}% of a core "
-          f"in {args.workers} processes", flush=True)
+          f"in {args.workers} processes (its longest collection "
+          f"{result['generator_longest_pause_ms']:.0f} ms); "
+          f"the machine: steal {100 * result['steal_share']:.1f}% of a core, "
+          f"some task waiting for a CPU {100 * result['cpu_pressure_share']:.0f}% of the time", flush=True)
     return result
+
+
+def machine_waits() -> tuple[float, float]:
+    """(steal, cpu_pressure) so far, in seconds: the time the hypervisor kept this machine's
+    CPUs from it (/proc/stat), and the time some runnable task here waited for a CPU
+    (/proc/pressure/cpu); both 0 where the kernel does not say."""
+    steal = pressure = 0.0
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()
+        steal = int(fields[8]) / CLOCK_TICKS
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        some = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+        pressure = int(some.rsplit("total=", 1)[1]) / 1e6
+    return steal, pressure
 
 
 def server_histograms(ports: list[int]) -> dict[str, dict[str, float]]:
