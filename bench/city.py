@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
 import statistics
 import tempfile
@@ -35,12 +34,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from bench import crowd
 from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_cpu_s, raise_open_files
 from bench.front import nginx
-from bench.loadgen import _free_port, cpu_seconds
+from bench.loadgen import CLK, _free_port, cpu_seconds
 from bench.rediscluster import LocalCluster
 from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
 
 LEVELS = ("easy", "normal", "hard")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _worker(url: str, rooms: list[list[tuple[str, str, bool]]], bots: list[int], interval: float,
@@ -274,7 +272,7 @@ def machine_waits() -> tuple[float, float]:
     steal = pressure = 0.0
     with contextlib.suppress(OSError, ValueError, IndexError):
         fields = Path("/proc/stat").read_text().splitlines()[0].split()
-        steal = int(fields[8]) / CLOCK_TICKS
+        steal = int(fields[8]) / CLK
     with contextlib.suppress(OSError, ValueError, IndexError):
         some = Path("/proc/pressure/cpu").read_text().splitlines()[0]
         pressure = int(some.rsplit("total=", 1)[1]) / 1e6

@@ -76,6 +76,7 @@ class Hub:
         self._next_eviction = 0.0  # (time.monotonic) when _housekeep next looks for idle actors
         # read when scraped: counting on every scheduler wake-up walked every room's sockets
         self.metrics.sockets.set_function(self.sockets.count)
+        self.metrics.rooms.set_function(lambda: len(self.actors))
         self.nodes = Nodes(store, settings, clock, self.node_id, self.sockets, self.submit, self.attach)
         # the bots' searches, in worker processes started at the first one
         self.bot_pool = BotPool(settings.bot_workers, settings.hard_bot_budget_ms) \
@@ -154,7 +155,6 @@ class Hub:
         actor = self.actors.get(code)
         if actor is None:
             actor = self.actors[code] = RoomActor(self.services, code)
-            self.metrics.rooms.set(len(self.actors))
         self._last_used[code] = time.monotonic()
         return actor
 
@@ -184,7 +184,6 @@ class Hub:
                 actor.task.cancel()
                 del self.actors[code]
                 self._last_used.pop(code, None)
-        self.metrics.rooms.set(len(self.actors))
 
     # -- sockets ------------------------------------------------------------------------------
 

@@ -156,12 +156,9 @@ class RoomActor:
                 events = intent.run(loaded, now)
             except Thinking:  # a worker searches for a bot's move: nothing changed yet
                 intent.resolve(ack(intent.msg_id))
-                # the index now holds when the search runs late, not the bot's due time gone by,
-                # which woke the room again at every wake-up of every process's scheduler
-                if not await services.deadlines.arm(self.code, self.indexed_due(loaded, now),
-                                                    loaded.room.version):
-                    self.loaded = None
-                    await self._rearm()
+                # the index now holds when the search runs late (indexed_due), not the bot's due
+                # time gone by, which woke the room again at every scheduler's wake-up
+                await self._rearm()
                 return
             except NoChange:
                 answer = ack(intent.msg_id)
