@@ -36,7 +36,7 @@ from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, move_for, own_c
 from bench.front import nginx
 from bench.loadgen import CLK, _free_port, cpu_seconds
 from bench.rediscluster import LocalCluster
-from bench.storm import process_rss_kb, start_server, tree_cpu_s, wait_all
+from bench.storm import forget_keys, process_rss_kb, start_server, tree_cpu_s, wait_all
 
 LEVELS = ("easy", "normal", "hard")
 
@@ -176,6 +176,8 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
             stack.callback(cluster.stop)
             redis_url = cluster.url
             env = {**env, "REDIS_CLUSTER": "true"}
+        else:  # (the servers stop first: callbacks run last-in first-out)
+            stack.callback(forget_keys, redis_url, prefix)
         for port in ports:
             servers.append(start_server(port, redis_url, f"{tempfile.gettempdir()}/mercyless-city-{port}",
                                         prefix, env))

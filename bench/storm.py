@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import redis
 
 from bench.crowd import Phone, Seat, Tally, Workers, make_rooms, own_cpu_s, raise_open_files
 from bench.loadgen import LIFTED_LIMITS, ROOT, _free_port, cpu_seconds, rss_kb
@@ -117,6 +118,24 @@ def start_server(port: int, redis_url: str, store: str, prefix: str,
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError("the server did not start")
+
+
+def forget_keys(redis_url: str, prefix: str) -> int:
+    """Unlink the run's keys (``prefix:*``) from a shared Redis, so a later run, or the test suite
+    on the same machine, does not pay for a quarter of a million expiring leftovers."""
+    if not redis_url:
+        return 0  # (the embedded store's file is the run's own)
+    gone = 0
+    with redis.Redis.from_url(redis_url) as client:
+        batch: list[bytes] = []
+        for key in client.scan_iter(match=f"{prefix}:*", count=2000):
+            batch.append(key)
+            if len(batch) >= 2000:
+                gone += client.unlink(*batch)
+                batch.clear()
+        if batch:
+            gone += client.unlink(*batch)
+    return gone
 
 
 def children(pid: int) -> list[int]:
@@ -228,6 +247,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             gen.stop()
         server.terminate()
         server.wait(30)
+        forget_keys(args.redis, prefix)
     return result
 
 
