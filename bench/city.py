@@ -236,6 +236,9 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
         "errors": played["errors"], "retries": played["failures"],
         "full_collections": histogram_window(histograms0, histograms1,
                                              'mercyless_gc_pause_seconds{generation="2"}'),
+        # and since the server started: the crowd's arrival, the bots, the idle window, play
+        "full_collections_in_all": histogram_window({}, histograms1,
+                                                    'mercyless_gc_pause_seconds{generation="2"}'),
         "loop_late": histogram_window(histograms0, histograms1, "mercyless_loop_late_seconds"),
         "inbox_to_commit": histogram_window(histograms0, histograms1, "mercyless_action_seconds"),
         "steal_share": steal / elapsed, "cpu_pressure_share": pressure / elapsed,
@@ -256,7 +259,9 @@ def one_city(args: argparse.Namespace, rooms_n: int) -> dict[str, Any]:
           f"server side: inbox to commit p99 <= {1000 * result['inbox_to_commit']['p99']:.0f} ms, "
           f"the loop late p99 <= {1000 * result['loop_late']['p99']:.0f} ms, "
           f"full collections {result['full_collections']['count']:.0f} "
-          f"({1000 * result['full_collections']['sum']:.0f} ms in all); "
+          f"({1000 * result['full_collections']['sum']:.0f} ms in all; since the server started "
+          f"{result['full_collections_in_all']['count']:.0f}, "
+          f"{1000 * result['full_collections_in_all']['sum']:.0f} ms); "
           f"errors {played['errors'] or 'none'}; "
           f"retries {played['failures'] or 'none'}; "
           f"generator {100 * result['generator_cpu_share']:.0f}% of a core "

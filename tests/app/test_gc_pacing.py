@@ -13,6 +13,7 @@ import pytest
 from app.core import gc_pacing
 from app.core.gc_pacing import (
     FULL_AT_LEAST_EVERY_S,
+    FULL_AT_MOST_EVERY_S,
     MAX_WAIT_S,
     MIN_WAIT_S,
     CollectorPacer,
@@ -34,6 +35,7 @@ def collector_off():
     was = gc.isenabled()
     gc.disable()
     yield
+    gc.unfreeze()  # (what the test's beats froze is the test's)
     if was:
         gc.enable()
 
@@ -68,34 +70,88 @@ def test_a_beat_frees_young_cycles(collector_off):
     assert ref() is None
 
 
+def _as_if_the_memory_doubled(pacer: CollectorPacer) -> None:
+    """As if the memory in use had doubled since the last full collection."""
+    pacer._blocks_after_full = sys.getallocatedblocks() // 3
+
+
+def _started_pacer(**kwargs) -> CollectorPacer:
+    """A pacer started as the app starts one: after freezing what is alive (app/main.py)."""
+    gc.collect()
+    gc.freeze()
+    return CollectorPacer(**kwargs)
+
+
+def _garbage_among_the_frozen(pacer: CollectorPacer, now_s: float | None = None) -> weakref.ref:
+    node = Node()
+    pacer.beat(MIN_WAIT_S, now_s=now_s)  # it survives a beat alive: frozen
+    assert not any(o is node for o in gc.get_objects())
+    ref = weakref.ref(node)
+    del node  # and is garbage now, which only a walk of the frozen finds
+    return ref
+
+
+def test_what_survives_a_beat_is_frozen_and_walked_no_more(collector_off, short_pauses):
+    node = Node()
+    frozen = gc.get_freeze_count()
+    CollectorPacer().beat(MIN_WAIT_S)
+    assert not any(o is node for o in gc.get_objects())  # in no generation a collection walks
+    assert gc.get_freeze_count() > frozen
+    ref = weakref.ref(Node())  # what comes after is walked by the next beat
+    CollectorPacer().beat(MIN_WAIT_S)
+    assert ref() is None
+
+
 def test_every_collection_is_told_with_its_generation_and_pause(collector_off, short_pauses, monkeypatch):
     seen: list[tuple[int, float]] = []
     monkeypatch.setattr(gc_pacing, "GROWTH_CHECK_EVERY", 1)
     pacer = CollectorPacer(observe=lambda generation, pause: seen.append((generation, pause)))
     pacer.beat(MIN_WAIT_S)
-    pacer._blocks_after_full = int(sys.getallocatedblocks() / 1.3)
+    _as_if_the_memory_doubled(pacer)
     pacer.beat(MIN_WAIT_S)
     assert [generation for generation, _ in seen] == [1, 2]
     assert all(pause > 0 for _, pause in seen)
 
 
-def test_old_garbage_waits_for_a_full_collection_until_memory_grew_a_quarter(collector_off, short_pauses,
-                                                                             monkeypatch):
+def test_garbage_among_the_frozen_waits_for_a_full_collection_until_the_memory_doubled(
+        collector_off, short_pauses, monkeypatch):
     monkeypatch.setattr(gc_pacing, "GROWTH_CHECK_EVERY", 1)
-    pacer = CollectorPacer()
-    ref = _garbage_in_old_generation()
+    pacer = _started_pacer()
+    ref = _garbage_among_the_frozen(pacer)
+    pacer._blocks_after_full = int(sys.getallocatedblocks() / 1.9)  # grown, but not doubled
     pacer.beat(MIN_WAIT_S)
     assert ref() is not None and pacer.full_collections == 0
-    pacer._blocks_after_full = int(sys.getallocatedblocks() / 1.3)  # as if a quarter more were in use now
+    _as_if_the_memory_doubled(pacer)
     pacer.beat(MIN_WAIT_S)
     assert ref() is None and pacer.full_collections == 1
     pacer.beat(MIN_WAIT_S)  # what is in use now is the new measure
     assert pacer.full_collections == 1
+    assert gc.get_freeze_count() > 0  # what survived the full collection is frozen again
 
 
-def test_a_full_collection_comes_at_least_every_ten_minutes_whatever_the_growth(collector_off, short_pauses):
-    pacer = CollectorPacer(now_s=1000.0)
-    ref = _garbage_in_old_generation()
+def test_a_full_collection_that_would_pause_long_waits_ten_minutes_after_the_last(collector_off, short_pauses,
+                                                                                   monkeypatch):
+    """Over 2,000 rooms a full walk stopped every room for up to 1.4 s; while a crowd arrives
+    and deals its first rounds the memory doubles with live objects, not garbage."""
+    monkeypatch.setattr(gc_pacing, "GROWTH_CHECK_EVERY", 1)
+    pacer = _started_pacer(now_s=1000.0)
+    ref = _garbage_among_the_frozen(pacer, now_s=1000.0)
+    pacer._seconds_per_block = 1.0  # as the last full collection measured: far past the pause allowed
+    _as_if_the_memory_doubled(pacer)
+    pacer.beat(MIN_WAIT_S, now_s=1000.0 + FULL_AT_MOST_EVERY_S - 1)
+    assert ref() is not None and pacer.full_collections == 0
+    _as_if_the_memory_doubled(pacer)
+    pacer.beat(MIN_WAIT_S, now_s=1000.0 + FULL_AT_MOST_EVERY_S)
+    assert ref() is None and pacer.full_collections == 1
+    assert 0 < pacer._seconds_per_block < 1.0  # measured again on that collection
+
+
+def test_a_process_whose_memory_cannot_be_counted_collects_in_full_every_ten_minutes(collector_off,
+                                                                                     short_pauses,
+                                                                                     monkeypatch):
+    monkeypatch.setattr(gc_pacing.sys, "getallocatedblocks", lambda: 0)  # as PYTHONMALLOC=malloc reads
+    pacer = _started_pacer(now_s=1000.0)
+    ref = _garbage_among_the_frozen(pacer, now_s=1000.0)
     pacer.beat(MIN_WAIT_S, now_s=1000.0 + FULL_AT_LEAST_EVERY_S - 1)
     assert ref() is not None and pacer.full_collections == 0
     pacer.beat(MIN_WAIT_S, now_s=1000.0 + FULL_AT_LEAST_EVERY_S)
@@ -175,6 +231,14 @@ async def test_automatic_collection_is_off_while_the_pacer_runs_and_on_after():
     assert gc.isenabled()
     async with paced_collector(False) as pacer:
         assert pacer is None and gc.isenabled()
+
+
+async def test_a_stopped_pacer_leaves_nothing_frozen():
+    """What the beats froze is the stopping app's: its cycles must be garbage a collection
+    can find (the tests start and stop hundreds of apps in one process)."""
+    async with paced_collector(True) as pacer:
+        await _until(lambda: pacer.beats >= 1 and gc.get_freeze_count() > 0)
+    assert gc.get_freeze_count() == 0
 
 
 async def test_two_pacers_in_one_process_leave_the_collector_off_until_both_stop():
