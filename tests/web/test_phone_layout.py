@@ -166,16 +166,21 @@ LATEST_JS = """async () => {
   // the box is drawn here, then read two frames later, once the page has fitted it; when the
   // page draws the box again in between (a patch: a closed socket's player dropped, the TV's own
   // arrival; the night's record coming back), it fits the new lines in a frame callback that runs
-  // after the reading's, so the box is drawn and read again, until a reading nothing drew it before
+  // after the reading's, so the box is drawn and read again, until a reading nothing drew it before.
+  // A redraw may put a new box in the old one's place (the side rebuilt), so the whole page is
+  // watched for lines or a box that came, not the box that was there
+  const latestCame = (record) => record.target.closest?.('.tv-latest')
+    || [...record.addedNodes].some((node) => node.nodeType === 1
+      && (node.matches('.tv-latest') || node.querySelector('.tv-latest')));
   let tries = 0;
   for (; ; tries++) {
     m.renderTv(m.tvView());
     const drawn = new MutationObserver(() => {});
-    drawn.observe(document.querySelector('.tv-latest'), {childList: true});
+    drawn.observe(document.body, {childList: true, subtree: true});
     await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-    const again = drawn.takeRecords().length > 0;
+    const again = drawn.takeRecords().some(latestCame);
     drawn.disconnect();
-    if (!again || tries === 5) break;
+    if (!again || tries === 10) break;
   }
   const list = document.querySelector('.tv-latest').getBoundingClientRect();
   const lines = [...document.querySelectorAll('.tv-latest li')].filter((li) => !li.hidden)
