@@ -15,6 +15,8 @@ import json
 import multiprocessing as mp
 import os
 import random
+import socket
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +30,56 @@ from bench.loadgen_table import apply_ops, ws_url
 #: the browser client's heartbeat (web/js/net.js PING_EVERY_MS)
 PING_EVERY_S = 15.0
 CLK = os.sysconf("SC_CLK_TCK")
+#: Linux's option that has the kernel stamp each read with when its bytes reached the socket
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+
+
+def stamp_reads(ws: Any, on_read: Callable[[bytes, float], None]) -> bool:
+    """Have the socket under ``ws`` (a websockets asyncio connection, on the selector loop's
+    socket transport) read with ``recvmsg`` and the kernel's receive stamp, and call
+    ``on_read(data, stamp)`` (wall-clock seconds) before its protocol sees ``data``; False
+    (nothing changed) where the transport is not that one or the kernel does not stamp.
+
+    Why: a reply's round trip read by the generator's loop includes the time this process
+    waited for a CPU, and on a machine whose cores the generator shares with the server that
+    wait is part of any tail it reads. The kernel stamps the bytes when they reach this socket
+    (on loopback, in the server's own send): the stamp less the send time is the server's
+    latency as a phone on a machine of its own would see it. Of the reads that returned the
+    bytes, the stamp is the last one's (TCP, tcp_recvmsg), never earlier than the reply."""
+    transport = ws.transport
+    sock = getattr(transport, "_sock", None)
+    if (sock is None or getattr(transport, "_read_ready_cb", None) is None
+            or not hasattr(transport, "_read_ready__on_eof")):
+        return False
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    except OSError:
+        return False
+    max_size = transport.max_size
+
+    def read() -> None:
+        if transport._conn_lost:
+            return
+        try:
+            data, ancillary, _flags, _address = sock.recvmsg(max_size, 64)
+        except (BlockingIOError, InterruptedError):
+            return
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            transport._fatal_error(exc, "Fatal read error on socket transport")
+            return
+        if not data:
+            transport._read_ready__on_eof()
+            return
+        for level, kind, raw in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(raw) >= 16:
+                seconds, nanoseconds = struct.unpack("qq", raw[:16])
+                on_read(data, seconds + nanoseconds / 1e9)
+        transport._protocol.data_received(data)
+
+    transport._read_ready_cb = read
+    return True
 
 
 def raise_open_files() -> None:
@@ -98,6 +150,9 @@ class Tally:
     failures: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
+    #: the same round trips to the kernel's stamp of the reply (:func:`stamp_reads`)
+    stamped_ms: list[float] = field(default_factory=list)
+    unstamped: int = 0
     actions: int = 0
     pings: int = 0
     collector_pauses_ms: list[float] = field(default_factory=list)  # the generator's own
@@ -154,6 +209,9 @@ class Phone:
         self.welcomed = asyncio.Event()
         self.changed = asyncio.Event()
         self.pending: tuple[str, float] | None = None  # (message id, sent at)
+        self.pending_key = b""  # the pending id as its ack carries it
+        self.sent_wall = 0.0  # when it was sent, on the kernel's stamps' clock
+        self.acked_at: float | None = None  # the kernel's stamp of the read that brought its ack
         self.ids = 0
         self.closed_by_us = False
 
@@ -171,6 +229,7 @@ class Phone:
                                               compression=None, open_timeout=30, ping_interval=None,
                                               close_timeout=2) as ws:
                     self.ws = ws
+                    stamp_reads(ws, self._read)
                     await ws.send(json.dumps({"type": "hello", "token": self.seat.token}))
                     pinger = asyncio.create_task(self._ping())
                     try:
@@ -204,6 +263,10 @@ class Phone:
                 since = time.perf_counter()
             await asyncio.sleep(backoff_s(attempt, self.rng, code, hint))
 
+    def _read(self, data: bytes, stamp: float) -> None:
+        if self.pending_key and self.acked_at is None and self.pending_key in data:
+            self.acked_at = stamp
+
     def _receive(self, msg: dict[str, Any]) -> bool:
         kind = msg["type"]
         seat = self.seat
@@ -217,7 +280,12 @@ class Phone:
             seat.view = apply_ops(seat.view, msg["ops"])
             seat.version = msg["version"]
         elif kind == "ack" and self.pending and msg.get("id") == self.pending[0]:
-            self.tally.latencies_ms.append((time.perf_counter() - self.pending[1]) * 1000)
+            read_ms = (time.perf_counter() - self.pending[1]) * 1000
+            self.tally.latencies_ms.append(read_ms)
+            # unstamped (the id split over two reads, or no stamps here): as the loop read it
+            self.tally.stamped_ms.append(read_ms if self.acked_at is None
+                                         else min(read_ms, (self.acked_at - self.sent_wall) * 1000))
+            self.tally.unstamped += self.acked_at is None
             self.tally.actions += 1
             self.pending = None
         elif kind == "error":
@@ -241,6 +309,9 @@ class Phone:
             return False
         self.ids += 1
         msg["id"] = f"{self.seat.me}-{self.ids}-{self.rng.randrange(1 << 30)}"
+        self.pending_key = f'"{msg["id"]}"'.encode()
+        self.acked_at = None
+        self.sent_wall = time.time()
         self.pending = (msg["id"], time.perf_counter())
         try:
             await ws.send(json.dumps(msg))
