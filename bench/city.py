@@ -14,9 +14,8 @@ of the read that brought it (bench/crowd.py ``stamp_reads``: the generator's own
 left out, as for phones on machines of their own; the generator runs ``--generator-nice`` behind
 the server for the same reason), server CPU per action and per idle socket-second, peak RSS of
 the app and of its children (the embedded store's server, the bot workers), errors by code, the
-generator's CPU. Several
-``--rooms`` values run one after another, each on a fresh server, and the largest that held
-p99 <= ``--target-ms`` is printed, by either reading.
+generator's CPU. Several ``--rooms`` values run one after another, each on a fresh server, and
+the largest that held p99 <= ``--target-ms`` is printed, by either reading.
 """
 
 from __future__ import annotations
